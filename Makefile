@@ -1,0 +1,53 @@
+# Two commands do all the set-up on a fresh machine:
+#   make book   builds the website into _build/html
+#   make test   runs every test layer (lint, lincls, homework, book build)
+SHELL := /bin/bash
+VENV ?= .venv
+BIN := $(VENV)/bin
+PY := $(BIN)/python
+export PATH := $(abspath $(BIN)):$(PATH)
+export MPLBACKEND := Agg
+export PYDEVD_DISABLE_FILE_VALIDATION := 1
+BOOK_FLAGS := -n -W --keep-going
+NBVAL := --nbval -p no:cacheprovider --nbval-sanitize-with tests/sanitize.cfg
+
+.PHONY: book test lint unit homework book-clean bench clean
+
+$(PY):
+	python3 -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+
+$(VENV)/.installed-book: requirements.txt pyproject.toml | $(PY)
+	$(PY) -m pip install --quiet -r requirements.txt
+	touch $@
+
+$(VENV)/.installed-dev: requirements-dev.txt $(VENV)/.installed-book
+	$(PY) -m pip install --quiet -r requirements-dev.txt
+	touch $@
+
+## make book: build the website (cached execution) into _build/html
+book: $(VENV)/.installed-book
+	$(BIN)/jupyter-book build . $(BOOK_FLAGS)
+
+## make test: all test layers, in order
+test: $(VENV)/.installed-dev
+	$(MAKE) --no-print-directory lint unit homework book-clean
+
+lint:
+	$(BIN)/ruff check .
+
+unit:
+	$(BIN)/pytest tests
+
+homework:
+	$(BIN)/pytest $(NBVAL) book/homework
+
+book-clean:
+	rm -rf _build
+	$(BIN)/jupyter-book build . $(BOOK_FLAGS)
+
+bench: $(VENV)/.installed-dev
+	$(PY) -m benchmarks
+
+clean:
+	rm -rf _build .pytest_cache

@@ -1,0 +1,15 @@
+"""lincls: the algorithms of the open textbook *Linear Classification*.
+
+One module per chapter topic; each module's docstring names the chapter that defines it.
+
+- :mod:`lincls.datasets` — generated data (teacher–student, random labels, logic gates)
+  and loaders for the data scikit-learn ships.
+- :mod:`lincls.discriminant` — linear discriminants with given weights; separability test.
+- :mod:`lincls.metrics` — error rate, generalization error, stabilities.
+- :mod:`lincls.plotting` — ``plot_decision_regions``.
+"""
+
+from ._base import LinearClassifier, augment
+
+__version__ = "0.1.0"
+__all__ = ["LinearClassifier", "augment", "__version__"]

@@ -1,0 +1,81 @@
+"""Measures of a linear classifier used throughout the book.
+
+Defined in chapter "Binary classification" (error rate) and used in the
+teacher–student chapters (generalization error, stabilities).
+"""
+
+import numpy as np
+
+__all__ = ["error_rate", "generalization_error", "stabilities"]
+
+
+def _vector(name, w):
+    w = np.asarray(w, dtype=float)
+    if w.ndim == 2 and 1 in w.shape:
+        w = w.ravel()
+    if w.ndim != 1 or w.size == 0:
+        raise ValueError(f"{name} must be a non-empty vector; got shape {w.shape}.")
+    if not np.all(np.isfinite(w)):
+        raise ValueError(f"{name} contains NaN or infinity.")
+    return w
+
+
+def error_rate(y_true, y_pred):
+    """The fraction of labels predicted wrongly, 1 - accuracy.
+
+    Examples
+    --------
+    >>> error_rate([1, -1, 1, 1], [1, 1, 1, -1])
+    0.5
+    """
+    y_true, y_pred = np.asarray(y_true), np.asarray(y_pred)
+    if y_true.shape != y_pred.shape or y_true.ndim != 1:
+        raise ValueError(f"y_true and y_pred must be 1-D of equal length; got {y_true.shape} "
+                         f"and {y_pred.shape}.")
+    if y_true.size == 0:
+        raise ValueError("error_rate of an empty set of labels is undefined.")
+    return float(np.mean(y_true != y_pred))
+
+
+def generalization_error(w, teacher):
+    """ε_g = arccos(R) / π, the probability that student w and teacher disagree.
+
+    For isotropic inputs the two perceptrons disagree exactly on the inputs that fall
+    in the wedge between their hyperplanes, whose angle is arccos(R) with
+    R = w · teacher / (|w| |teacher|).
+
+    Examples
+    --------
+    >>> generalization_error([1.0, 0.0], [0.0, 1.0])
+    0.5
+    """
+    w, teacher = _vector("w", w), _vector("teacher", teacher)
+    if w.shape != teacher.shape:
+        raise ValueError(f"w and teacher differ in length: {w.size} vs {teacher.size}.")
+    norms = np.linalg.norm(w) * np.linalg.norm(teacher)
+    if norms == 0:
+        raise ValueError("generalization_error needs non-zero vectors w and teacher.")
+    R = np.clip(w @ teacher / norms, -1.0, 1.0)
+    return float(np.arccos(R) / np.pi)
+
+
+def stabilities(w, X, y):
+    """κ^μ = y^μ (w · x^μ) / |w| for every sample: signed distances to the hyperplane.
+
+    A sample is classified correctly when its stability is positive; the smallest
+    stability is the margin of w on the data.
+
+    Examples
+    --------
+    >>> stabilities([3.0, 4.0], [[1.0, 0.0], [0.0, 1.0]], [1, -1]).tolist()
+    [0.6, -0.8]
+    """
+    w = _vector("w", w)
+    X = np.asarray(X, dtype=float)
+    y = np.asarray(y, dtype=float)
+    if X.ndim != 2 or X.shape[1] != w.size or y.shape != (X.shape[0],):
+        raise ValueError(f"Shapes do not fit: w {w.shape}, X {X.shape}, y {y.shape}.")
+    norm = np.linalg.norm(w)
+    if norm == 0:
+        raise ValueError("stabilities need a non-zero weight vector w.")
+    return y * (X @ w) / norm
