@@ -1,0 +1,63 @@
+"""The one timing harness every benchmark uses."""
+
+import statistics
+import time
+from dataclasses import dataclass
+from typing import Callable, Optional
+
+
+@dataclass
+class Case:
+    """One task run by lincls and by scikit-learn on the same data.
+
+    ``lincls`` and ``sklearn`` are zero-argument callables that do the work and return
+    whatever ``check`` needs; ``check(lincls_result, sklearn_result)`` returns a short
+    string showing that both solved the task (e.g. both training errors).
+    """
+
+    task: str
+    lincls: Callable[[], object]
+    sklearn: Callable[[], object]
+    check: Callable[[object, object], str]
+    target: Optional[float] = None  # the ratio to meet, or None to report only
+    repeats: int = 5
+
+
+def median_time(fn, repeats):
+    """Median wall time of ``repeats`` calls (after one warm-up call), and the last result."""
+    result = fn()
+    times = []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        result = fn()
+        times.append(time.perf_counter() - start)
+    return statistics.median(times), result
+
+
+def run_case(case):
+    """Time both sides of a case; return one table row as a dict."""
+    t_lin, r_lin = median_time(case.lincls, case.repeats)
+    t_sk, r_sk = median_time(case.sklearn, case.repeats)
+    ratio = t_lin / t_sk
+    if case.target is None:
+        verdict = "report only"
+    else:
+        verdict = f"≤ {case.target:g}: {'met' if ratio <= case.target else 'NOT met'}"
+    return {
+        "task": case.task,
+        "lincls s": f"{t_lin:.4f}",
+        "scikit-learn s": f"{t_sk:.4f}",
+        "ratio": f"{ratio:.2f}",
+        "target": verdict,
+        "both solved": case.check(r_lin, r_sk),
+    }
+
+
+def markdown_table(rows):
+    """Rows of equal keys as a markdown table."""
+    if not rows:
+        return "(no benchmarks)"
+    keys = list(rows[0])
+    lines = ["| " + " | ".join(keys) + " |", "|" + "---|" * len(keys)]
+    lines += ["| " + " | ".join(str(r[k]) for k in keys) + " |" for r in rows]
+    return "\n".join(lines)
