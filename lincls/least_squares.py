@@ -33,15 +33,23 @@ def normalized_samples(X, y):
 def mse_solution(Y, b):
     """The minimum-norm minimizer of ‖Y a − b‖², a = Y⁺ b, eq. (mse-solution).
 
-    Solved with LAPACK's complete orthogonal factorization (``gelsy``): no normal
-    equations, no explicit inverse, and rank-deficient Y gives the minimum-norm a.
+    Solved by :func:`scipy.linalg.lstsq` (LAPACK ``gelsd``, through the singular value
+    decomposition): no normal equations, no explicit inverse, and a rank-deficient Y
+    gives the minimum-norm solution.
 
     Examples
     --------
     >>> mse_solution(np.array([[1.0, 0.0], [0.0, 2.0]]), np.array([1.0, 1.0]))
     array([1. , 0.5])
     """
-    return scipy.linalg.lstsq(Y, b, lapack_driver="gelsy", check_finite=False)[0]
+    return _lstsq(Y, b)[0]
+
+
+def _lstsq(Y, b, overwrite=False):
+    """``(a, rank)`` of the least-squares problem; ``overwrite`` lets LAPACK reuse Y."""
+    a, _, rank, _ = scipy.linalg.lstsq(Y, b, check_finite=False, overwrite_a=overwrite,
+                                       lapack_driver="gelsd")
+    return a, int(rank)
 
 
 def ho_kashyap_step(a, b, Y, Y_pinv, eta):
@@ -143,11 +151,10 @@ class LeastSquares(LinearClassifier):
 
     def _fit_augmented(self, X, y):
         b = self._margins(X.shape[0])
-        Y = normalized_samples(X, y)
-        a = mse_solution(Y, b)
+        # a = mse_solution(Y, b); Y is our own copy, so LAPACK may overwrite it.
+        a, self.rank_ = _lstsq(normalized_samples(X, y), b, overwrite=True)
         self.margins_ = b
-        self.residual_ = Y @ a - b
-        self.rank_ = int(np.linalg.matrix_rank(Y))
+        self.residual_ = y * (X @ a) - b  # Y a − b, with Y = diag(y) X
         return a
 
 
