@@ -6,7 +6,6 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 PY := $(BIN)/python
 export PATH := $(abspath $(BIN)):$(PATH)
-export MPLBACKEND := Agg
 export PYDEVD_DISABLE_FILE_VALIDATION := 1
 BOOK_FLAGS := -n -W --keep-going
 NBVAL := --nbval -p no:cacheprovider --nbval-sanitize-with tests/sanitize.cfg
@@ -37,7 +36,7 @@ lint:
 	$(BIN)/ruff check .
 
 unit:
-	$(BIN)/pytest tests
+	$(BIN)/pytest
 
 homework:
 	$(BIN)/pytest $(NBVAL) book/homework
