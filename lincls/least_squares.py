@@ -33,9 +33,9 @@ def normalized_samples(X, y):
 def mse_solution(Y, b):
     """The minimum-norm minimizer of ‖Y a − b‖², a = Y⁺ b, eq. (mse-solution).
 
-    Solved by :func:`scipy.linalg.lstsq` (LAPACK ``gelsd``, through the singular value
-    decomposition): no normal equations, no explicit inverse, and a rank-deficient Y
-    gives the minimum-norm solution.
+    Solved by :func:`scipy.linalg.lstsq` with LAPACK's ``gelsy`` (a QR factorization
+    with column pivoting): no normal equations, no explicit inverse, and a rank-deficient
+    Y gives the minimum-norm solution.
 
     Examples
     --------
@@ -48,7 +48,7 @@ def mse_solution(Y, b):
 def _lstsq(Y, b, overwrite=False):
     """``(a, rank)`` of the least-squares problem; ``overwrite`` lets LAPACK reuse Y."""
     a, _, rank, _ = scipy.linalg.lstsq(Y, b, check_finite=False, overwrite_a=overwrite,
-                                       lapack_driver="gelsd")
+                                       lapack_driver="gelsy")
     return a, int(rank)
 
 

@@ -1,6 +1,5 @@
 """Tests of lincls.adaline: Adaline, Widrow–Hoff LMS and mini-batch gradient descent."""
 
-import doctest
 import warnings
 
 import numpy as np
@@ -12,8 +11,6 @@ from sklearn.linear_model import SGDRegressor
 from sklearn.preprocessing import StandardScaler
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
-import lincls.adaline
-import lincls.least_squares
 from lincls.adaline import Adaline, adaline_step, mse_gradient, mse_loss
 from lincls.datasets import load_breast_cancer, logic_gate, teacher_student
 from lincls.least_squares import LeastSquares
@@ -24,12 +21,6 @@ def test_sklearn_compatible(estimator, check):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
         check(estimator)
-
-
-@pytest.mark.parametrize("module", [lincls.adaline, lincls.least_squares])
-def test_doctests(module):
-    result = doctest.testmod(module, optionflags=doctest.NORMALIZE_WHITESPACE)
-    assert result.attempted > 0 and result.failed == 0
 
 
 def reference_lms(X, y, eta, epochs, batch_size, eta_decay=False):
