@@ -73,7 +73,8 @@ class Adaline(LinearClassifier):
         Maximum number of epochs (passes over the training set).
     batch_size : int or None, default=None
         ``None``: full-batch gradient descent, one step per epoch. ``1``: online
-        Widrow–Hoff LMS, one step per sample. ``k``: mini-batches of ``k`` samples.
+        Widrow–Hoff LMS, one step per sample. ``k``: mini-batches of ``k`` samples
+        (``k`` ≥ the number of samples is full-batch gradient descent).
     eta_decay : bool, default=False
         If true, the k-th step (k = 1, 2, ... counted over all epochs) uses the
         decaying learning rate α(k) = α(0)/k with α(0) = ``eta``.
@@ -106,7 +107,7 @@ class Adaline(LinearClassifier):
 
     Notes
     -----
-    Seed 004's Adaline sums the squared errors, L_sum = M L; its step with learning
+    Many texts sum the squared errors instead, L_sum = M L; a step with learning
     rate η_sum equals our step with η = M η_sum. With mean gradients one η serves data
     sets of every size. If the loss stops being finite (η too large), the fit stops,
     keeps the last finite weights and warns with a ``ConvergenceWarning``.
