@@ -44,6 +44,7 @@ homework:
 book-clean:
 	rm -rf _build
 	$(BIN)/jupyter-book build . $(BOOK_FLAGS)
+	$(BIN)/pytest -m site tests/test_site.py
 
 bench: $(VENV)/.installed-dev
 	$(PY) -m benchmarks
