@@ -21,8 +21,9 @@ take seconds.
 """
 
 import numpy as np
+from scipy.optimize import nnls
 
-from ._base import LinearClassifier, _check_positive
+from ._base import LinearClassifier, _check_positive, augment
 
 __all__ = [
     "Hebb",
@@ -34,6 +35,7 @@ __all__ = [
     "hull_bounds",
     "adatron_step",
     "signed_gram",
+    "exact_optimal_stability",
     "minover_batch",
     "adatron_batch",
     "rosenblatt_batch",
@@ -71,26 +73,23 @@ def minover_update(w, X, y):
     return w + y[mu] * X[mu] / X.shape[1]
 
 
-def minover_step(fields, gram, counts, n_features):
+def minover_step(fields, gram, counts, mu, n_features):
     """One Minover step (eq. ``minover``) on the fields E^ν = S^ν w · ξ^ν.
 
-    With w = (1/N) Σ_μ c^μ S^μ ξ^μ, the update w ← w + S^μ ξ^μ / N of the least stable
-    example adds one to its count c^μ and changes every field by C_νμ / N: a rank-one
-    change instead of a new X @ w. ``fields`` and ``counts`` change in place; returns μ
-    and its field before the update (which also gives the new |w|²).
+    μ is the least stable example, μ = argmin_ν E^ν. With w = (1/N) Σ_ν c^ν S^ν ξ^ν the
+    update w ← w + S^μ ξ^μ / N adds one to the count c^μ and changes every field by
+    C_νμ / N: a rank-one change instead of a new X @ w. Arrays change in place.
 
     Examples
     --------
     >>> gram = np.array([[2.0, 1.0], [1.0, 2.0]]); fields = np.array([0.5, 0.0])
     >>> counts = np.zeros(2)
-    >>> minover_step(fields, gram, counts, 2), fields.tolist(), counts.tolist()
-    ((1, 0.0), [1.0, 1.0], [0.0, 1.0])
+    >>> minover_step(fields, gram, counts, int(np.argmin(fields)), 2)
+    >>> fields.tolist(), counts.tolist()
+    ([1.0, 1.0], [0.0, 1.0])
     """
-    mu = int(np.argmin(fields))  # the least stable example
-    least = float(fields[mu])
     counts[mu] += 1  # w ← w + S^μ ξ^μ / N
     fields += gram[mu] / n_features  # E^ν ← E^ν + S^ν S^μ ξ^ν · ξ^μ / N
-    return mu, least
 
 
 def hull_bounds(fields, strengths, sq_norm):
@@ -122,6 +121,45 @@ def adatron_step(strengths, fields, gram, mu, learning_rate=1.0):
         strengths[mu] += delta
         fields += delta * gram[mu]
     return delta
+
+
+def exact_optimal_stability(X, y, *, fit_intercept=False):
+    """κ_opt and its weights exactly, as a least-distance problem solved by NNLS.
+
+    The perceptron of optimal stability is u minimizing |u| subject to S^μ u · ξ^μ ≥ 1;
+    then κ_opt = 1/|u|. This least-distance problem is solved exactly by non-negative
+    least squares (Lawson & Hanson 1974, ch. 23): with Z the rows S^μ ξ^μ, minimize
+    |E a − f| over a ≥ 0, E = [Zᵀ; 1ᵀ], f = (0, …, 0, 1); then u = −r_{1..N} / r_{N+1}
+    with r = E a − f. Used by the tests and the chapters as the reference optimum.
+
+    Returns
+    -------
+    kappa : float
+        κ_opt (O(1) convention); ``-inf`` if the data are not separable through the origin.
+    w : ndarray of shape (n_features,) or (n_features + 1,)
+        The optimal weights u (bias first with ``fit_intercept=True``), or zeros.
+
+    Examples
+    --------
+    >>> X = np.array([[1.0, 1.0], [1.0, -1.0]]); y = np.array([1, 1])
+    >>> kappa, w = exact_optimal_stability(X, y)
+    >>> round(kappa, 6), np.round(w, 6).tolist()
+    (1.0, [1.0, 0.0])
+    """
+    X = np.asarray(X, dtype=float)
+    if fit_intercept:
+        X = augment(X)
+    Z = np.asarray(y, dtype=float)[:, None] * X
+    P, N = Z.shape
+    E = np.vstack([Z.T, np.ones(P)])
+    f = np.zeros(N + 1)
+    f[-1] = 1.0
+    a, _ = nnls(E, f, maxiter=50 * (P + N))
+    r = E @ a - f
+    if abs(r[N]) < 1e-12:  # the origin lies in the hull: no separating direction
+        return -np.inf, np.zeros(N)
+    u = -r[:N] / r[N]
+    return float(1.0 / np.linalg.norm(u)), u
 
 
 # ----------------------------------------------------------------------------------------
@@ -435,9 +473,10 @@ class Minover(_StabilityMixin, LinearClassifier):
         record, history = _history_steps(self.max_iter), []
         self.converged_ = False
         for t in range(self.max_iter + 1):
+            mu = int(np.argmin(fields))  # the least stable example
             if t > 0:  # the certificate of the current w, after t updates
                 norm = np.sqrt(sq_norm) or np.inf  # |w| = 0 only for all-zero examples
-                lower, upper = float(fields.min()) / norm, norm * n_features / t
+                lower, upper = fields[mu] / norm, norm * n_features / t
                 done = lower > 0 and lower >= (1.0 - self.tol) * upper
                 if done or t in record or t == self.max_iter:
                     history.append((t, lower, upper))
@@ -446,10 +485,10 @@ class Minover(_StabilityMixin, LinearClassifier):
                     break
             if t == self.max_iter:
                 break
-            mu, least = minover_step(fields, gram, counts, n_features)
-            sq_norm += 2.0 * least / n_features + gram[mu, mu] / n_features**2
+            sq_norm += 2.0 * fields[mu] / n_features + gram[mu, mu] / n_features**2
+            minover_step(fields, gram, counts, mu, n_features)
         self.n_iter_ = int(counts.sum())
-        self.stability_, self.stability_bound_ = lower, upper
+        self.stability_, self.stability_bound_ = float(lower), float(upper)
         self.embedding_strengths_ = counts / n_features
         self.history_ = _history_dict(history)
         if not self.converged_:

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
-from scipy.optimize import nnls
+from scipy.optimize import minimize
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
@@ -19,6 +19,7 @@ from lincls.stability import (
     Hebb,
     Minover,
     adatron_batch,
+    exact_optimal_stability,
     hebb_weights,
     minover_batch,
     minover_step,
@@ -28,23 +29,28 @@ from lincls.stability import (
 )
 
 
-def exact_optimal_stability(X, y):
-    """κ_opt by the least-distance problem, solved exactly with NNLS (Lawson & Hanson).
+def reference_optimum(X, y):
+    """κ_opt from NNLS, checked to be feasible and compared with a plain QP solve."""
+    kappa, u = exact_optimal_stability(X, y)
+    assert np.min(y * (X @ u)) >= 1 - 1e-8
+    return kappa, u
 
-    min |u| s.t. Z u ≥ 1 (Z = S ξ rows) is solved by a ≥ 0 minimizing |E a − f| with
-    E = [Zᵀ; 1ᵀ], f = (0, ..., 0, 1); then u = −r_{1..N} / r_{N+1}, r = E a − f, and
-    κ_opt = 1 / |u|.
-    """
+
+@pytest.mark.parametrize("seed", range(4))
+def test_exact_optimum_agrees_with_generic_qp(seed):
+    X, y, _ = teacher_student(30, 6, random_state=seed)
+    kappa, u = reference_optimum(X, y)
     Z = y[:, None] * X
-    P, N = Z.shape
-    E = np.vstack([Z.T, np.ones(P)])
-    f = np.zeros(N + 1)
-    f[-1] = 1.0
-    a, _ = nnls(E, f, maxiter=50 * P)
-    r = E @ a - f
-    u = -r[:N] / r[N]
-    assert np.min(Z @ u) >= 1 - 1e-8
-    return 1.0 / np.linalg.norm(u), u
+    qp = minimize(lambda v: v @ v, x0=u * 1.5, jac=lambda v: 2 * v, method="SLSQP",
+                  constraints=[{"type": "ineq", "fun": lambda v: Z @ v - 1, "jac": lambda v: Z}])
+    assert qp.success
+    assert kappa == pytest.approx(1 / np.linalg.norm(qp.x), rel=1e-5)
+
+
+def test_exact_optimum_non_separable():
+    X = np.array([[1.0, 0.0], [-1.0, 0.0], [0.0, 1.0]])
+    kappa, w = exact_optimal_stability(X, np.array([1, 1, -1]))
+    assert kappa == -np.inf and not np.any(w)
 
 
 @parametrize_with_checks([Hebb(), Minover(max_iter=3000), AdaTron(max_iter=200),
@@ -60,7 +66,7 @@ def test_sklearn_compatible(estimator, check):
                                      (AdaTron(tol=1e-3), 200), (AdaTron(tol=1e-3), 600)])
 def test_minover_and_adatron_reach_exact_optimum(clf, P):
     X, y, _ = teacher_student(P, 200, random_state=P)
-    kappa, _ = exact_optimal_stability(X, y)
+    kappa, _ = reference_optimum(X, y)
     clf.fit(X, y)
     assert clf.converged_
     # the certificate brackets the exact optimum ...
@@ -77,7 +83,7 @@ def test_minover_and_adatron_reach_exact_optimum(clf, P):
 def test_certificate_always_brackets(seed, P, N, steps):
     X, y, _ = teacher_student(P, N, random_state=seed)
     assume(len(set(y)) == 2)
-    kappa, _ = exact_optimal_stability(X, y)
+    kappa, _ = reference_optimum(X, y)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
         for clf in (Minover(max_iter=steps, tol=1e-9), AdaTron(max_iter=1 + steps // 30)):
@@ -96,7 +102,7 @@ def test_minover_fields_equal_textbook_loop():
     fields, counts = np.zeros(60), np.zeros(60)
     for _ in range(200):
         w = minover_update(w, X, y)
-        minover_step(fields, gram, counts, 15)
+        minover_step(fields, gram, counts, int(np.argmin(fields)), 15)
         np.testing.assert_allclose(fields, y * (X @ w), atol=1e-10)
     np.testing.assert_allclose((counts * y) @ X / 15, w, atol=1e-12)
     clf = Minover(max_iter=200, tol=1e-12)
@@ -124,7 +130,7 @@ def test_adatron_batch_matches_estimator():
     res = adatron_batch(signed_gram(np.array(Xs), np.array(ys)), max_iter=2000, tol=1e-4)
     assert res["converged"].all()
     for b in range(3):
-        kappa, _ = exact_optimal_stability(Xs[b], ys[b])
+        kappa, _ = reference_optimum(Xs[b], ys[b])
         assert res["lower"][b] == pytest.approx(kappa, rel=1e-4)
         assert AdaTron(tol=1e-4).fit(Xs[b], ys[b]).stability_ == pytest.approx(kappa, rel=1e-4)
 
