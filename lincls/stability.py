@@ -172,9 +172,12 @@ def signed_gram(X, y):
 
 
 def _history_dict(history):
-    """[(step, lower, upper), ...] → dict of three arrays."""
-    arr = np.array(history, dtype=float).reshape(-1, 3)
-    return {"step": arr[:, 0].astype(int), "lower": arr[:, 1], "upper": arr[:, 2]}
+    """[(step, lower, upper[, updates]), ...] → dict of arrays."""
+    width = len(history[0]) if history else 3
+    arr = np.array(history, dtype=float).reshape(-1, width)
+    out = {"step": arr[:, 0].astype(int), "lower": arr[:, 1], "upper": arr[:, 2]}
+    out["updates"] = arr[:, 3].astype(int) if width == 4 else out["step"]
+    return out
 
 
 def _history_steps(max_iter, n_points=60):
@@ -219,7 +222,7 @@ def minover_batch(gram, n_features, *, max_iter, tol=None, record=False):
     for t in range(max_iter):
         mu = np.argmin(fields, axis=1)
         hmin = fields[rows, mu]
-        if t > 0:  # bounds of the current w (after t updates)
+        if t > 0 and (tol is not None or t in steps):  # bounds of w after t updates
             norm = np.sqrt(sq_norm)
             with np.errstate(divide="ignore", invalid="ignore"):
                 lower = np.where(active, hmin / norm, lower)
@@ -325,20 +328,25 @@ def rosenblatt_batch(gram, n_features, *, max_epochs, order=None):
     counts = np.zeros((B, P))
     fields = np.zeros((B, P))
     n_epochs = np.zeros(B, dtype=int)
-    active = np.ones(B, dtype=bool)
-    for _ in range(max_epochs):
-        mistakes = np.zeros(B, dtype=bool)
-        for mu in order:
-            wrong = (fields[:, mu] <= 0) & active
-            if wrong.any():
-                counts[wrong, mu] += 1
-                fields[wrong] += gram[wrong, mu] / n_features
-                mistakes |= wrong
-        n_epochs += active
-        active &= mistakes
-        if not active.any():
-            break
-    return dict(counts=counts, fields=fields, n_epochs=n_epochs, converged=~active)
+    converged = np.zeros(B, dtype=bool)
+    for b in range(B):  # the data sets make their mistakes at different times: one by one
+        f, c, g = fields[b, order], counts[b], gram[b][np.ix_(order, order)]
+        for epoch in range(1, max_epochs + 1):
+            i, mistakes = 0, 0
+            while i < P:  # jump straight to the next mistake (E ≤ 0) in presentation order
+                j = i + int(np.argmax(f[i:] <= 0))
+                if f[j] > 0:
+                    break
+                c[order[j]] += 1  # w ← w + S^μ ξ^μ / N
+                f += g[j] / n_features
+                mistakes += 1
+                i = j + 1
+            n_epochs[b] = epoch
+            if mistakes == 0:
+                converged[b] = True
+                break
+        fields[b, order] = f
+    return dict(counts=counts, fields=fields, n_epochs=n_epochs, converged=converged)
 
 
 # ----------------------------------------------------------------------------------------
@@ -436,7 +444,8 @@ class Minover(_StabilityMixin, LinearClassifier):
     embedding_strengths_ : ndarray of shape (n_samples,)
         How often each example was used: w = Σ_μ x^μ S^μ ξ^μ with x^μ = count / N.
     history_ : dict
-        ``step``, ``lower`` and ``upper``: the bounds at about 60 log-spaced steps.
+        ``step``, ``lower`` and ``upper``: the bounds at about 60 log-spaced steps;
+        ``updates`` equals ``step`` (one rank-one change of the fields per update).
 
     Notes
     -----
@@ -534,7 +543,8 @@ class AdaTron(_StabilityMixin, LinearClassifier):
     embedding_strengths_ : ndarray of shape (n_samples,)
         The dual variables x^μ; the examples with x^μ > 0 are the support vectors.
     history_ : dict
-        ``step`` (sweep), ``lower`` and ``upper`` after each sweep.
+        ``step`` (sweep), ``lower`` and ``upper`` after each sweep, and ``updates``: the
+        number of coordinate steps (each a rank-one change of the fields) so far.
 
     References
     ----------
@@ -579,14 +589,17 @@ class AdaTron(_StabilityMixin, LinearClassifier):
         strengths, fields = np.zeros(n_samples), np.zeros(n_samples)
         history = []
         self.converged_ = False
+        n_steps = 0
         for sweep in range(1, self.max_iter + 1):
             # examples with x = 0 and E > 1 would not move: skip them in this sweep
-            for mu in np.flatnonzero((strengths > 0) | (fields < 1.0)):
+            todo = np.flatnonzero((strengths > 0) | (fields < 1.0))
+            for mu in todo:
                 adatron_step(strengths, fields, gram, mu, self.learning_rate)
+            n_steps += todo.size
             sq_norm = float(strengths @ fields)
             lower, upper = (hull_bounds(fields, strengths, sq_norm) if sq_norm > 0
                             else (-np.inf, np.inf))
-            history.append((sweep, lower, upper))
+            history.append((sweep, lower, upper, n_steps))
             if lower > 0 and lower >= (1.0 - self.tol) * upper:
                 self.converged_ = True
                 break

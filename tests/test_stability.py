@@ -136,17 +136,21 @@ def test_adatron_batch_matches_estimator():
 
 
 def test_rosenblatt_batch_separates_and_matches_loop():
-    X, y, _ = teacher_student(80, 20, random_state=4)
-    res = rosenblatt_batch(signed_gram(X, y)[None], 20, max_epochs=1000)
-    assert res["converged"][0]
-    w_batch = (res["counts"][0] * y) @ X / 20
-    w = np.zeros(20)
-    for _ in range(res["n_epochs"][0]):
-        for mu in range(80):
-            if y[mu] * (X[mu] @ w) <= 0:
-                w += y[mu] * X[mu] / 20
-    np.testing.assert_allclose(w_batch, w, atol=1e-10)
-    assert np.all(y * (X @ w) > 0)
+    sets = [teacher_student(80, 20, random_state=4 + s) for s in range(3)]
+    X = np.array([s[0] for s in sets])
+    y = np.array([s[1] for s in sets], dtype=float)
+    order = np.random.default_rng(0).permutation(80)
+    res = rosenblatt_batch(signed_gram(X, y), 20, max_epochs=1000, order=order)
+    assert res["converged"].all()
+    for b in range(3):
+        w_batch = (res["counts"][b] * y[b]) @ X[b] / 20
+        w = np.zeros(20)
+        for _ in range(res["n_epochs"][b]):
+            for mu in order:
+                if y[b, mu] * (X[b, mu] @ w) <= 0:
+                    w += y[b, mu] * X[b, mu] / 20
+        np.testing.assert_allclose(w_batch, w, atol=1e-10)
+        assert np.all(y[b] * (X[b] @ w) > 0)
 
 
 def test_hebb_closed_form():
