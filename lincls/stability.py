@@ -143,8 +143,8 @@ def exact_optimal_stability(X, y, *, fit_intercept=False):
     --------
     >>> X = np.array([[1.0, 1.0], [1.0, -1.0]]); y = np.array([1, 1])
     >>> kappa, w = exact_optimal_stability(X, y)
-    >>> round(kappa, 6), np.round(w, 6).tolist()
-    (1.0, [1.0, 0.0])
+    >>> round(kappa, 6), np.round(w, 6).tolist() == [1.0, 0.0]
+    (1.0, True)
     """
     X = np.asarray(X, dtype=float)
     if fit_intercept:
@@ -397,8 +397,8 @@ class Hebb(LinearClassifier):
     >>> from lincls.metrics import generalization_error
     >>> X, y, teacher = teacher_student(2000, 100, random_state=0)
     >>> clf = Hebb().fit(X, y)
-    >>> round(generalization_error(clf.coef_, teacher), 2)
-    0.15
+    >>> round(generalization_error(clf.coef_, teacher), 2)  # theory: hebb_error(20) = 0.087
+    0.08
     """
 
     def __init__(self, *, fit_intercept=False):

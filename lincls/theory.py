@@ -143,7 +143,7 @@ def _optimal_stability(alpha):
     while best(hi)[0] > 0:
         hi *= 2.0
     kappa = brentq(lambda k: best(k)[0], 0.0, hi, xtol=1e-12)
-    return best(kappa)[1], kappa
+    return float(best(kappa)[1]), float(kappa)
 
 
 def optimal_stability_overlap(alpha):
@@ -163,7 +163,7 @@ def optimal_stability_overlap(alpha):
     --------
     >>> R, kappa = optimal_stability_overlap(1.0)
     >>> round(R, 3), round(kappa, 3)
-    (0.751, 0.681)
+    (0.671, 0.787)
     """
     a = _alpha_array(alpha)
     if a.ndim == 0:
@@ -180,7 +180,7 @@ def optimal_stability_error(alpha):
     Examples
     --------
     >>> round(optimal_stability_error(1.0), 3)
-    0.229
+    0.266
     """
     return _arccos_error(optimal_stability_overlap(alpha)[0])
 
@@ -220,7 +220,7 @@ def gibbs_error(alpha):
     Examples
     --------
     >>> round(gibbs_error(1.0), 3)
-    0.263
+    0.338
     """
     return _arccos_error(gibbs_overlap(alpha))
 
@@ -233,7 +233,7 @@ def bayes_error(alpha):
     Examples
     --------
     >>> round(bayes_error(1.0), 3)
-    0.221
+    0.254
     """
     return _arccos_error(np.sqrt(gibbs_overlap(alpha)))
 
