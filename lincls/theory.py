@@ -275,6 +275,7 @@ def gardner_stability(alpha):
     a = _alpha_array(alpha, allow_zero=False)
 
     def solve(x):
-        return brentq(lambda k: _gardner_integral(k) - 1.0 / x, -50.0, 50.0, xtol=1e-14)
+        hi = max(50.0, 2.0 / np.sqrt(x))  # the integral grows like κ² for large κ
+        return brentq(lambda k: _gardner_integral(k) - 1.0 / x, -50.0, hi, xtol=1e-14)
 
     return _vectorize(solve, a)
