@@ -309,7 +309,7 @@ class MulticlassPerceptron(ClassifierMixin, BaseEstimator):
         mistakes = Z.shape[0] // 16
         # The loop makes many small matrix products; BLAS threads only slow those down.
         with _single_threaded_blas():
-            for epoch in range(1, self.max_iter + 1):
+            for _ in range(self.max_iter):
                 # Score blocks about twice the mean gap between the last epoch's mistakes.
                 block = int(np.clip(2 * Z.shape[0] // max(mistakes, 1), 16, 1024))
                 if self.shuffle:
@@ -321,7 +321,7 @@ class MulticlassPerceptron(ClassifierMixin, BaseEstimator):
                 if mistakes == 0:  # a clean sweep: every sample strictly in its own class
                     self.converged_ = True
                     break
-        self.n_iter_ = epoch
+        self.n_iter_ = len(history["mistakes"])
         self.history_ = {k: np.asarray(v) for k, v in history.items()}
         if self.fit_intercept:
             self.intercept_, self.coef_ = W[:, 0].copy(), W[:, 1:].copy()

@@ -46,7 +46,7 @@ DIVERGENCE_FACTOR = 1e8
 
 
 def relaxation_criterion(w, Z, b):
-    """The relaxation criterion J_r(w) = ½ Σ_{w·z ≤ b} (w · z − b)² / ‖z‖² (eq. ``relaxation-criterion``).
+    """The relaxation criterion J_r(w) = ½ Σ_{w·z ≤ b} (w·z − b)² / ‖z‖² (``relaxation-criterion``).
 
     Parameters
     ----------
@@ -112,7 +112,7 @@ def batch_stability_bound(Z):
 
     Examples
     --------
-    >>> batch_stability_bound(np.ones((4, 2)))  # four equal samples: L = 4
+    >>> round(batch_stability_bound(np.ones((4, 2))), 12)  # four equal samples: L = 4
     0.5
     """
     Zhat = Z / np.linalg.norm(Z, axis=1, keepdims=True)

@@ -132,7 +132,7 @@ def reference_multiclass(Z, t, c, eta, correction, max_iter):
     W = np.zeros((c, Z.shape[1]))
     for _ in range(max_iter):
         mistakes = 0
-        for z, i in zip(Z, t):
+        for z, i in zip(Z, t, strict=True):
             s = W @ z
             rivals = np.delete(np.arange(c), i)
             j = rivals[np.argmax(s[rivals])]
