@@ -26,6 +26,8 @@ from ._base import LinearClassifier, _check_positive, augment, labels_to_signs
 
 __all__ = [
     "Relaxation",
+    "perceptron_criterion",
+    "squared_criterion",
     "relaxation_criterion",
     "relaxation_correction",
     "batch_relaxation_step",
@@ -45,13 +47,53 @@ RTOL = 1e-9
 DIVERGENCE_FACTOR = 1e8
 
 
+def _activations(w, Z):
+    """w · z for every sample; w may be one vector (d,) or a stack of vectors (..., d)."""
+    return np.asarray(w, dtype=float) @ np.asarray(Z, dtype=float).T
+
+
+def perceptron_criterion(w, Z):
+    """The perceptron criterion J_p(w) = Σ_{w·z ≤ 0} (−w · z) (eq. ``perceptron-criterion``).
+
+    Parameters
+    ----------
+    w : ndarray of shape (n_features,) or (..., n_features)
+        One weight vector, or a stack of them (e.g. a grid over weight space).
+    Z : ndarray of shape (n_samples, n_features)
+        Normalized samples z = y x̃.
+
+    Returns
+    -------
+    float, or ndarray of shape w.shape[:-1]
+
+    Examples
+    --------
+    >>> Z = np.array([[1.0, 0.0], [0.0, 2.0]])
+    >>> float(perceptron_criterion(np.array([-1.0, 1.0]), Z))  # only z_1 is misclassified
+    1.0
+    """
+    return np.sum(np.maximum(-_activations(w, Z), 0.0), axis=-1)
+
+
+def squared_criterion(w, Z):
+    """The squared criterion J_q(w) = Σ_{w·z ≤ 0} (w · z)² (eq. ``squared-criterion``).
+
+    Examples
+    --------
+    >>> Z = np.array([[1.0, 0.0], [0.0, 2.0]])
+    >>> float(squared_criterion(np.array([-1.0, -1.0]), Z))  # 1 + 4
+    5.0
+    """
+    return np.sum(np.minimum(_activations(w, Z), 0.0) ** 2, axis=-1)
+
+
 def relaxation_criterion(w, Z, b):
     """The relaxation criterion J_r(w) = ½ Σ_{w·z ≤ b} (w·z − b)² / ‖z‖² (``relaxation-criterion``).
 
     Parameters
     ----------
-    w : ndarray of shape (n_features,)
-        Weight vector (augmented when the samples are).
+    w : ndarray of shape (n_features,) or (..., n_features)
+        One weight vector (augmented when the samples are), or a stack of them.
     Z : ndarray of shape (n_samples, n_features)
         Normalized samples z = y x̃.
     b : float
@@ -59,16 +101,18 @@ def relaxation_criterion(w, Z, b):
 
     Returns
     -------
-    float
+    float, or ndarray of shape w.shape[:-1]
 
     Examples
     --------
     >>> Z = np.array([[1.0, 0.0], [0.0, 2.0]])
-    >>> relaxation_criterion(np.zeros(2), Z, 1.0)  # ½ (1/1 + 1/4)
+    >>> float(relaxation_criterion(np.zeros(2), Z, 1.0))  # ½ (1/1 + 1/4)
     0.625
     """
-    slack = np.minimum(Z @ w - b, 0.0)
-    return float(0.5 * np.sum(slack**2 / np.einsum("ij,ij->i", Z, Z)))
+    Z = np.asarray(Z, dtype=float)
+    slack = np.minimum(_activations(w, Z) - b, 0.0)
+    J = 0.5 * np.sum(slack**2 / np.einsum("ij,ij->i", Z, Z), axis=-1)
+    return float(J) if np.ndim(J) == 0 else J
 
 
 def relaxation_correction(w, z, b, eta):
