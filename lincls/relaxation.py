@@ -226,8 +226,10 @@ class Relaxation(LinearClassifier):
     -----
     Single-sample relaxation converges for 0 < η < 2 on linearly separable data: it
     either reaches the solution region in finitely many corrections or approaches a
-    point on its boundary (DHS Sec. 5.6.2). The stopping test therefore allows a
-    relative tolerance ``RTOL``. Batch relaxation is gradient descent on J_r; its step
+    point on its boundary (DHS Sec. 5.6.2). The tests therefore allow a relative
+    tolerance ``RTOL``: a sample counts as violating the margin, and is corrected, when
+    w · z < (1 − RTOL) b, and the fit has converged when no sample violates it. Batch
+    relaxation is gradient descent on J_r; its step
     adds up the corrections of all violators, so it is stable only for η below
     about 2 / (number of violators) (see :func:`batch_stability_bound`). A diverging
     batch run is stopped, keeps its last finite weights and warns, naming η.
