@@ -200,3 +200,15 @@ def test_bad_hyper_parameters(params, message):
 def test_one_class_is_rejected():
     with pytest.raises(ValueError, match="at least 2 classes"):
         MulticlassPerceptron().fit([[0.0], [1.0]], [3, 3])
+
+
+def test_works_in_a_pipeline_and_grid_search():
+    from sklearn.model_selection import GridSearchCV
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import StandardScaler
+
+    X, y = separable_machine(90, 2, 3, seed=8)
+    search = GridSearchCV(make_pipeline(StandardScaler(), MulticlassPerceptron(random_state=0)),
+                          {"multiclassperceptron__correction": ["fixed", "absolute"]},
+                          cv=3).fit(X, y)
+    assert search.best_score_ > 0.9

@@ -216,3 +216,13 @@ def test_fractional_correction_validates_lambda(lam):
     X, y = logic_gate("and")
     with pytest.raises(ValueError, match=r"lam must lie in the open interval \(0, 2\)"):
         fractional_correction(X, y, lam=lam)
+
+
+def test_works_in_a_pipeline_and_grid_search():
+    from sklearn.model_selection import GridSearchCV
+    from sklearn.pipeline import make_pipeline
+
+    X, y = load_iris(task="setosa-vs-rest")
+    search = GridSearchCV(make_pipeline(StandardScaler(), Relaxation(random_state=0)),
+                          {"relaxation__eta": [0.5, 1.5]}, cv=3).fit(X, y)
+    assert search.best_score_ == 1.0
