@@ -37,7 +37,7 @@ lint:
 	$(BIN)/ruff check .
 
 unit:
-	$(BIN)/pytest tests
+	$(BIN)/pytest
 
 homework:
 	$(BIN)/pytest $(NBVAL) book/homework
