@@ -159,7 +159,8 @@ class PCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
         k = self._check_n_components(n_samples, n_features)
         self.mean_ = X.mean(axis=0)
         variances, axes = principal_axes(X - self.mean_)
-        variances, axes = variances[: min(n_samples, n_features)], axes[: min(n_samples, n_features)]
+        keep = min(n_samples, n_features)
+        variances, axes = variances[:keep], axes[:keep]
         total = variances.sum()
         ratio = variances / total if total > 0 else np.zeros_like(variances)
         if k is None:

@@ -55,100 +55,126 @@ def dual_objective(alpha, X, y):
 # -- the interior-point solver --------------------------------------------------------------
 
 
-def _newton_direction(factor, Xa, y, D, g, r_w, r_b, bias):
-    """Solve one Newton system of the interior-point method, reduced to size n_features + 1.
+class _Iterate:
+    """The variables of the interior-point method and their residuals.
 
-    With D = ξ/η + s/α the eliminated system reads (I₀ + X̃ᵀ D⁻¹ X̃) (dw, db) = rhs, where
-    I₀ is the identity with a zero for the bias; then dα = D⁻¹ (g - y ∘ (X̃ (dw, db))).
+    Primal: w, b, slacks ξ ≥ 0 and surpluses s ≥ 0 of the margin constraints
+    y_i (w · x_i + b) + ξ_i - 1 - s_i = 0. Dual: multipliers α ≥ 0 of these constraints
+    (the α of the SVM dual) and η = C - α ≥ 0 of ξ ≥ 0. ``soft`` is False for C = inf,
+    where ξ and η are absent (kept at zero).
     """
-    rhs = Xa.T @ (y * g / D)
-    rhs[: len(r_w)] -= r_w
-    if bias:
-        rhs[-1] += r_b
-    step = cho_solve(factor, rhs)
-    d_alpha = (g - y * (Xa @ step)) / D
-    return step, d_alpha
+
+    def __init__(self, X, y, C, bias):
+        n, d = X.shape
+        self.X, self.y, self.C, self.bias, self.soft = X, y, C, bias, bool(np.isfinite(C))
+        self.Xa = np.hstack([X, np.ones((n, 1))]) if bias else X
+        self.w, self.b = np.zeros(d), 0.0
+        self.alpha = np.full(n, min(1.0, C / 2))
+        self.s = np.ones(n)
+        self.xi = np.ones(n) if self.soft else np.zeros(n)
+        self.eta = C - self.alpha if self.soft else np.zeros(n)
+        self.m = 2 * n if self.soft else n            # number of complementarity pairs
+
+    def residuals(self):
+        """The KKT residuals: stationarity in w and b, the constraints, α + η = C."""
+        X, y = self.X, self.y
+        self.margins = y * (X @ self.w + self.b)
+        self.r_w = self.w - X.T @ (self.alpha * y)
+        self.r_b = y @ self.alpha if self.bias else 0.0
+        self.r_p = self.margins + self.xi - 1.0 - self.s
+        self.r_xi = self.C - self.alpha - self.eta if self.soft else np.zeros_like(self.s)
+        self.mu = (self.s @ self.alpha + self.xi @ self.eta) / self.m
+
+    def factorize(self):
+        """Cholesky factor of I₀ + X̃ᵀ D⁻¹ X̃, the Newton matrix of size n_features (+ 1)."""
+        self.D = self.s / self.alpha + (self.xi / self.eta if self.soft else 0.0)
+        M = self.Xa.T @ (self.Xa / self.D[:, None])
+        d = self.X.shape[1]
+        M[np.arange(d), np.arange(d)] += 1.0          # ½|w|² penalizes w, not b
+        M += 1e-13 * np.trace(M) * np.eye(len(M))
+        self.factor = cho_factor(M, check_finite=False)
+
+    def direction(self, r_sa, r_xe):
+        """Newton direction for the targets s∘α = ξ∘η = 0 with residuals r_sa, r_xe.
+
+        The per-sample unknowns ds, dξ, dη are eliminated; what is left is the system
+        (I₀ + X̃ᵀ D⁻¹ X̃) (dw, db) = rhs with D = s/α + ξ/η, then dα = D⁻¹ (g - y ∘ X̃ (dw, db)).
+        """
+        y, alpha, s, xi, eta = self.y, self.alpha, self.s, self.xi, self.eta
+        g = -self.r_p - r_sa / alpha + ((r_xe + xi * self.r_xi) / eta if self.soft else 0.0)
+        rhs = self.Xa.T @ (y * g / self.D)
+        rhs[: len(self.w)] -= self.r_w
+        if self.bias:
+            rhs[-1] += self.r_b
+        dwb = cho_solve(self.factor, rhs)
+        da = (g - y * (self.Xa @ dwb)) / self.D
+        ds = (-r_sa - s * da) / alpha
+        if not self.soft:
+            return dwb, da, ds, 0.0 * s, 0.0 * s
+        dxi = (-r_xe - xi * self.r_xi + xi * da) / eta
+        return dwb, da, ds, dxi, self.r_xi - da
+
+    def step_length(self, da, ds, dxi, de):
+        """The largest t ≤ 1 that keeps α, s, ξ, η non-negative."""
+        pairs = [(self.alpha, da), (self.s, ds)]
+        if self.soft:
+            pairs += [(self.xi, dxi), (self.eta, de)]
+        t = 1.0
+        for v, dv in pairs:
+            neg = dv < 0
+            if np.any(neg):
+                t = min(t, float(np.min(-v[neg] / dv[neg])))
+        return t
+
+    def move(self, t, dwb, da, ds, dxi, de):
+        d = len(self.w)
+        self.w = self.w + t * dwb[:d]
+        self.b = self.b + t * dwb[d] if self.bias else 0.0
+        self.alpha, self.s = self.alpha + t * da, self.s + t * ds
+        if self.soft:
+            self.xi, self.eta = self.xi + t * dxi, self.eta + t * de
 
 
-def _max_step(v, dv):
-    """The largest t ≤ 1 with v + t dv ≥ 0 (v > 0)."""
-    neg = dv < 0
-    return min(1.0, float(np.min(-v[neg] / dv[neg]))) if np.any(neg) else 1.0
+def mehrotra_step(it):
+    """One predictor–corrector step of the interior-point method (Mehrotra 1992).
+
+    Predictor: the Newton direction towards s∘α = ξ∘η = 0. Its progress fixes the
+    centring σ = (μ_aff/μ)³; the corrector aims at σμ instead of 0 and adds the
+    second-order term ds∘dα. Both solve with the same Cholesky factor.
+    """
+    it.factorize()
+    aff = it.direction(it.s * it.alpha, it.xi * it.eta)
+    t = it.step_length(*aff[1:])
+    _, da, ds, dxi, de = aff
+    mu_aff = ((it.s + t * ds) @ (it.alpha + t * da) + (it.xi + t * dxi) @ (it.eta + t * de)) / it.m
+    sigma_mu = (mu_aff / it.mu) ** 3 * it.mu
+    step = it.direction(it.s * it.alpha + ds * da - sigma_mu, it.xi * it.eta + dxi * de - sigma_mu)
+    it.move(min(1.0, 0.995 * it.step_length(*step[1:])), *step)
 
 
 def _fit_ipm(X, y, C, bias, max_iter, tol):
-    """Mehrotra predictor–corrector on the primal QP; returns (w, b, α, s, iterations, history, ok).
-
-    Variables: w, b, slacks ξ ≥ 0, surplus s ≥ 0 of the margin constraints
-    y_i (w · x_i + b) + ξ_i - 1 - s_i = 0, and their multipliers α ≥ 0 (the dual
-    variables of the SVM) and η = C - α ≥ 0.
-    """
-    n, d = X.shape
-    soft = np.isfinite(C)
-    Xa = np.hstack([X, np.ones((n, 1))]) if bias else X
-    p = Xa.shape[1]
-    w, b = np.zeros(d), 0.0
-    alpha = np.full(n, min(1.0, C / 2))
-    s = np.ones(n)
-    xi = np.ones(n) if soft else np.zeros(n)
-    eta = C - alpha if soft else np.zeros(n)
-    m = 2 * n if soft else n
+    """The interior-point solver; returns (w, b, α, s, iterations, history, converged)."""
+    it = _Iterate(X, y, C, bias)
     history = {"objective": [], "gap": []}
-    scale = 1.0 + np.sqrt(n)
-    for it in range(1, max_iter + 1):
-        f = y * (X @ w + b)
-        r_w = w - X.T @ (alpha * y)                     # stationarity in w
-        r_b = y @ alpha if bias else 0.0                # Σ α_i y_i = 0 (with a bias only)
-        r_p = f + xi - 1.0 - s                          # margin constraints
-        r_xi = (C - alpha - eta) if soft else np.zeros(n)
-        mu = (s @ alpha + xi @ eta) / m
-        primal = 0.5 * w @ w + (C * hinge_loss(f).sum() if soft else 0.0)
+    scale = 1.0 + np.sqrt(len(y))
+    for k in range(max_iter + 1):
+        it.residuals()
+        primal = 0.5 * it.w @ it.w + (C * hinge_loss(it.margins).sum() if it.soft else 0.0)
+        gap = it.m * it.mu
         history["objective"].append(primal)
-        history["gap"].append(m * mu)
-        infeas = max(np.linalg.norm(r_p) / scale, np.linalg.norm(r_w) / (1 + np.linalg.norm(w)),
-                     abs(r_b) / scale, np.linalg.norm(r_xi) / scale if soft else 0.0)
-        if m * mu <= tol * max(1.0, primal) and infeas <= tol:
-            return w, b, alpha, s, it - 1, history, True
-        if not soft and alpha.max() > 1e10 * (1.0 + np.abs(X).max()):
-            break  # the multipliers run off to infinity: no hard margin exists
-        # eliminate ds, dξ, dη; D is the diagonal left for dα
-        D = s / alpha + (xi / eta if soft else 0.0)
-        M = Xa.T @ (Xa / D[:, None])
-        M[np.arange(d), np.arange(d)] += 1.0
+        history["gap"].append(gap)
+        infeasibility = max(np.linalg.norm(it.r_p) / scale,
+                            np.linalg.norm(it.r_w) / (1.0 + np.linalg.norm(it.w)),
+                            abs(it.r_b) / scale, np.linalg.norm(it.r_xi) / scale)
+        if gap <= tol * max(1.0, primal) and infeasibility <= tol:
+            return it.w, it.b, it.alpha, it.s, k, history, True
+        if k == max_iter or (not it.soft and it.alpha.max() > 1e10 * (1.0 + np.abs(X).max())):
+            break  # out of iterations, or (hard margin) α runs off to infinity: infeasible
         try:
-            factor = cho_factor(M + 1e-13 * np.trace(M) * np.eye(p), check_finite=False)
+            mehrotra_step(it)
         except LinAlgError:
             break
-
-        def direction(r_sa, r_xe):
-            g = -r_p - r_sa / alpha + ((r_xe + xi * r_xi) / eta if soft else 0.0)
-            (dwb, da) = _newton_direction(factor, Xa, y, D, g, r_w, r_b, bias)
-            ds = (-r_sa - s * da) / alpha
-            dxi = ((-r_xe - xi * r_xi + xi * da) / eta) if soft else np.zeros(n)
-            de = (r_xi - da) if soft else np.zeros(n)
-            return dwb, da, ds, dxi, de
-
-        def step_length(da, ds, dxi, de):
-            t = min(_max_step(alpha, da), _max_step(s, ds))
-            if soft:
-                t = min(t, _max_step(xi, dxi), _max_step(eta, de))
-            return t
-
-        # predictor: the pure Newton (affine-scaling) direction
-        dwb, da, ds, dxi, de = direction(s * alpha, xi * eta)
-        t = step_length(da, ds, dxi, de)
-        mu_aff = ((s + t * ds) @ (alpha + t * da) + (xi + t * dxi) @ (eta + t * de)) / m
-        sigma = (mu_aff / mu) ** 3
-        # corrector: aim at the centre σμ and correct the second-order term
-        dwb, da, ds, dxi, de = direction(s * alpha + ds * da - sigma * mu,
-                                         xi * eta + dxi * de - sigma * mu)
-        t = min(1.0, 0.995 * step_length(da, ds, dxi, de))
-        w = w + t * dwb[:d]
-        b = b + t * dwb[d] if bias else 0.0
-        alpha, s = alpha + t * da, s + t * ds
-        if soft:
-            xi, eta = xi + t * dxi, eta + t * de
-    return w, b, alpha, s, it, history, False
+    return it.w, it.b, it.alpha, it.s, k, history, False
 
 
 # -- SMO, the algorithm of the chapter ----------------------------------------------------
@@ -172,53 +198,50 @@ def smo_pair_update(alpha, grad, i, j, y, K_ii, K_jj, K_ij, C):
 
 
 def _fit_smo(X, y, C, bias, max_iter, tol):
-    """SMO with the maximal violating pair (Keerthi et al. 2001); returns (w, b, α, it, history, ok).
+    """SMO, maximal violating pair (Keerthi et al. 2001); returns (w, b, α, it, history, ok).
 
     Without a bias there is no equality constraint, and the pair degenerates to single
     coordinates (α_i alone), which is exact coordinate descent on the dual.
     """
     n = X.shape[0]
-    alpha = np.zeros(n)
-    w = np.zeros(X.shape[1])
+    alpha, w = np.zeros(n), np.zeros(X.shape[1])
     sq = np.einsum("ij,ij->i", X, X)
-    grad = -np.ones(n)                                   # ∇ of ½αᵀQα - Σα at α = 0
     history = {"objective": [], "gap": []}
-    for it in range(1, max_iter + 1):
-        score = -y * grad                                # -y_k ∇_k
-        up = ((y > 0) & (alpha < C)) | ((y < 0) & (alpha > 0))
-        low = ((y > 0) & (alpha > 0)) | ((y < 0) & (alpha < C))
-        if bias:
+    for k in range(max_iter + 1):
+        grad = y * (X @ w) - 1.0                     # ∇ of ½ αᵀQα - Σ α, Q_ij = y_i y_j x_i·x_j
+        if bias:  # the pair that violates the KKT conditions most (score = y_k - f_k)
+            score = -y * grad
+            up = ((y > 0) & (alpha < C)) | ((y < 0) & (alpha > 0))
+            low = ((y > 0) & (alpha > 0)) | ((y < 0) & (alpha < C))
             i = np.flatnonzero(up)[np.argmax(score[up])]
             j = np.flatnonzero(low)[np.argmin(score[low])]
             violation = score[i] - score[j]
-        else:  # coordinate descent: the coordinate with the largest projected gradient
-            pg = np.where(up & (score > 0), score, 0.0) - np.where(low & (score < 0), score, 0.0)
-            i = j = int(np.argmax(pg))
-            violation = pg[i]
-        history["gap"].append(violation)
+        else:     # the coordinate with the largest projected gradient
+            projected = np.where(grad < 0, np.where(alpha < C, -grad, 0.0),
+                                 np.where(alpha > 0, grad, 0.0))
+            i = j = int(np.argmax(projected))
+            violation = projected[i]
+        history["gap"].append(float(violation))
         history["objective"].append(-dual_objective(alpha, X, y))
-        if violation <= tol:
+        if violation <= tol or k == max_iter:
             break
+        old_i, old_j = alpha[i], alpha[j]
         if bias:
-            new_i, new_j = smo_pair_update(alpha, grad, i, j, y, sq[i], sq[j], X[i] @ X[j], C)
+            alpha[i], alpha[j] = smo_pair_update(alpha, grad, i, j, y, sq[i], sq[j],
+                                                 X[i] @ X[j], C)
         else:
-            new_i = np.clip(alpha[i] - grad[i] / max(sq[i], 1e-12), 0.0, C)
-            new_j = new_i
-        delta = np.zeros(n)
-        delta[i], delta[j] = new_i - alpha[i], new_j - alpha[j]
-        changed = np.flatnonzero(delta)
-        w += X[changed].T @ (delta[changed] * y[changed])
-        alpha[changed] += delta[changed]
-        grad = y * (X @ w) - 1.0
-    converged = violation <= tol
+            alpha[i] = np.clip(alpha[i] - grad[i] / max(sq[i], 1e-12), 0.0, C)
+        w += (alpha[i] - old_i) * y[i] * X[i]
+        if j != i:
+            w += (alpha[j] - old_j) * y[j] * X[j]
+    converged = bool(violation <= tol)
     b = 0.0
     if bias:
         # KKT: a free multiplier (0 < α_k < C) sits on the margin, y_k (f_k + b) = 1,
         # so b = y_k - f_k = score_k; without one, take the middle of [M, m].
-        score = -y * grad
         free = (alpha > 0) & (alpha < C)
         b = float(np.mean(score[free])) if np.any(free) else 0.5 * float(score[i] + score[j])
-    return w, b, alpha, it - converged, history, converged
+    return w, b, alpha, k, history, converged
 
 
 class LinearSVM(LinearClassifier):
