@@ -346,7 +346,8 @@ class LinearSVM(LinearClassifier):
             w, b, alpha, n_iter, history, ok = _fit_smo(
                 X, y, C, self.fit_intercept, self.max_iter, self.tol)
             support = alpha > 0
-        self.n_iter_, self.history_, self.converged_ = n_iter, history, ok
+        self.n_iter_, self.converged_ = n_iter, ok
+        self.history_ = {key: np.asarray(values) for key, values in history.items()}
         self.alpha_ = alpha
         self.support_ = np.flatnonzero(support)
         self.support_vectors_ = X[self.support_]
