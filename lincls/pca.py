@@ -14,6 +14,8 @@ import numpy as np
 from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, TransformerMixin
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from ._blas import blas_threads_for
+
 __all__ = ["PCA", "principal_axes", "sign_flip", "choose_k"]
 
 
@@ -158,7 +160,8 @@ class PCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
                              f"n_samples = {n_samples}.")
         k = self._check_n_components(n_samples, n_features)
         self.mean_ = X.mean(axis=0)
-        variances, axes = principal_axes(X - self.mean_)
+        with blas_threads_for(n_samples * n_features**2):
+            variances, axes = principal_axes(X - self.mean_)
         keep = min(n_samples, n_features)
         variances, axes = variances[:keep], axes[:keep]
         total = variances.sum()

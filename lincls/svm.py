@@ -24,6 +24,7 @@ import numpy as np
 from scipy.linalg import LinAlgError, cho_factor, cho_solve
 
 from ._base import LinearClassifier, _check_positive
+from ._blas import blas_threads_for
 
 __all__ = ["LinearSVM", "primal_objective", "dual_objective", "hinge_loss", "smo_pair_update"]
 
@@ -86,13 +87,21 @@ class _Iterate:
         self.mu = (self.s @ self.alpha + self.xi @ self.eta) / self.m
 
     def factorize(self):
-        """Cholesky factor of I₀ + X̃ᵀ D⁻¹ X̃, the Newton matrix of size n_features (+ 1)."""
+        """Cholesky factor of I₀ + X̃ᵀ D⁻¹ X̃, the Newton matrix of size n_features (+ 1).
+
+        The matrix is first scaled to unit diagonal (Jacobi equilibration), which keeps
+        the factorization accurate when features have very different scales.
+        """
         self.D = self.s / self.alpha + (self.xi / self.eta if self.soft else 0.0)
         M = self.Xa.T @ (self.Xa / self.D[:, None])
         d = self.X.shape[1]
         M[np.arange(d), np.arange(d)] += 1.0          # ½|w|² penalizes w, not b
-        M += 1e-13 * np.trace(M) * np.eye(len(M))
-        self.factor = cho_factor(M, check_finite=False)
+        self.scale = 1.0 / np.sqrt(np.diag(M))
+        M *= self.scale[:, None] * self.scale[None, :]
+        try:
+            self.factor = cho_factor(M, check_finite=False)
+        except LinAlgError:                            # numerically singular: tiny ridge
+            self.factor = cho_factor(M + 1e-10 * np.eye(len(M)), check_finite=False)
 
     def direction(self, r_sa, r_xe):
         """Newton direction for the targets s∘α = ξ∘η = 0 with residuals r_sa, r_xe.
@@ -106,7 +115,7 @@ class _Iterate:
         rhs[: len(self.w)] -= self.r_w
         if self.bias:
             rhs[-1] += self.r_b
-        dwb = cho_solve(self.factor, rhs)
+        dwb = self.scale * cho_solve(self.factor, self.scale * rhs)
         da = (g - y * (self.Xa @ dwb)) / self.D
         ds = (-r_sa - s * da) / alpha
         if not self.soft:
@@ -166,7 +175,7 @@ def _fit_ipm(X, y, C, bias, max_iter, tol):
         infeasibility = max(np.linalg.norm(it.r_p) / scale,
                             np.linalg.norm(it.r_w) / (1.0 + np.linalg.norm(it.w)),
                             abs(it.r_b) / scale, np.linalg.norm(it.r_xi) / scale)
-        if gap <= tol * max(1.0, primal) and infeasibility <= tol:
+        if gap <= tol * primal and infeasibility <= tol:
             return it.w, it.b, it.alpha, it.s, k, history, True
         if k == max_iter or (not it.soft and it.alpha.max() > 1e10 * (1.0 + np.abs(X).max())):
             break  # out of iterations, or (hard margin) α runs off to infinity: infeasible
@@ -339,8 +348,9 @@ class LinearSVM(LinearClassifier):
         X = Xa[:, 1:] if self.fit_intercept else Xa
         C = float(self.C)
         if self.solver == "ipm":
-            w, b, alpha, s, n_iter, history, ok = _fit_ipm(
-                X, y, C, self.fit_intercept, self.max_iter, self.tol)
+            with blas_threads_for(20 * X.shape[0] * X.shape[1] ** 2):  # ~20 Newton steps
+                w, b, alpha, s, n_iter, history, ok = _fit_ipm(
+                    X, y, C, self.fit_intercept, self.max_iter, self.tol)
             support = alpha > s            # complementarity: α_i s_i = 0, the larger is "on"
         else:
             w, b, alpha, n_iter, history, ok = _fit_smo(
