@@ -232,3 +232,27 @@ def test_bad_data():
         LinearSVM().fit([[0.0], [1.0], [2.0]], [0, 1, 2])
     with pytest.raises(ValueError):
         LinearSVM().fit([[0.0], [np.nan]], [0, 1])
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.integers(8, 40), st.integers(1, 5), st.sampled_from([0.1, 1.0, 10.0]),
+       st.floats(0.1, 0.9), st.integers(0, 2**31 - 1))
+def test_random_sets_never_worse_than_libsvm(n, d, C, share, seed):
+    """On tiny random sets libsvm can need millions of steps, so it is capped here. Its
+    iterates stay feasible, so its primal value bounds P* from above and its dual value
+    from below, converged or not; ours must lie between them."""
+    rng = np.random.default_rng(seed)
+    X = rng.standard_normal((n, d)) * rng.uniform(0.1, 10.0, d) + rng.uniform(-3, 3, d)
+    y = np.where(rng.random(n) < share, 1, -1)
+    y[:2] = [1, -1]                                   # both classes present
+    ours = LinearSVM(C=C).fit(X, y)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        svc = SVC(kernel="linear", C=C, tol=1e-6, max_iter=200_000).fit(X, y)
+    p_ours = primal_objective(ours.coef_, ours.intercept_[0], X, y, C)
+    p_svc = primal_objective(svc.coef_, svc.intercept_[0], X, y, C)
+    d_svc = dual_objective(_svc_alpha(svc, n), X, y)
+    assert ours.converged_
+    assert p_ours <= p_svc * (1 + 1e-4) + 1e-10
+    assert d_svc <= p_ours * (1 + 1e-10) + 1e-10
+    assert np.all((ours.alpha_ >= 0) & (ours.alpha_ <= C))
