@@ -38,9 +38,8 @@ def principal_axes(Xc):
         Row j is the unit eigenvector a_j.
     """
     cov = Xc.T @ Xc / (Xc.shape[0] - 1)
-    variances, vectors = np.linalg.eigh(cov)  # ascending
-    order = np.argsort(variances)[::-1]
-    return np.clip(variances[order], 0.0, None), vectors[:, order].T
+    variances, vectors = np.linalg.eigh(cov)  # eigh sorts ascending: reverse
+    return np.clip(variances[::-1], 0.0, None), vectors[:, ::-1].T
 
 
 def sign_flip(axes):
