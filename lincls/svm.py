@@ -39,8 +39,17 @@ def primal_objective(w, b, X, y, C, *, feasibility_tol=1e-4):
 
     With ``C = inf`` this is the hard-margin objective ½|w|² when every margin is at least
     1 (up to ``feasibility_tol``), and inf otherwise.
+
+    Examples
+    --------
+    >>> X, y = np.array([[0.0], [2.0]]), np.array([-1, 1])
+    >>> float(primal_objective([1.0], -1.0, X, y, C=1.0))    # both on the margin
+    0.5
+    >>> float(primal_objective([0.5], -0.5, X, y, C=1.0))    # margins ½: slack ½ each
+    1.125
     """
     w = np.asarray(w, dtype=float).ravel()
+    X, y = np.asarray(X, dtype=float), np.asarray(y, dtype=float)
     slack = hinge_loss(y * (X @ w + b))
     if np.isinf(C):
         return 0.5 * w @ w if np.all(slack <= feasibility_tol) else np.inf
@@ -48,7 +57,19 @@ def primal_objective(w, b, X, y, C, *, feasibility_tol=1e-4):
 
 
 def dual_objective(alpha, X, y):
-    """The dual objective Σ_i α_i - ½ |Σ_i α_i y_i x_i|², eq. (svm-dual)."""
+    """The dual objective Σ_i α_i - ½ |Σ_i α_i y_i x_i|², eq. (svm-dual).
+
+    By weak duality it is a lower bound of the primal objective for every feasible α
+    (0 ≤ α_i ≤ C, Σ_i α_i y_i = 0); at the optimum the two are equal.
+
+    Examples
+    --------
+    >>> X, y = np.array([[0.0], [2.0]]), np.array([-1, 1])
+    >>> float(dual_objective(np.array([0.5, 0.5]), X, y))    # equals the primal optimum
+    0.5
+    """
+    X, y = np.asarray(X, dtype=float), np.asarray(y, dtype=float)
+    alpha = np.asarray(alpha, dtype=float)
     w = X.T @ (alpha * y)
     return alpha.sum() - 0.5 * w @ w
 
