@@ -41,6 +41,7 @@ __all__ = [
     "sequential_dot",
     "textbook_epoch",
     "fast_epoch",
+    "perceptron_trace",
     "max_margin",
     "novikoff_bound",
 ]
@@ -163,6 +164,38 @@ def rounding_bound(X):
     n = X.shape[1]
     R = float(np.sqrt(np.max(np.einsum("ij,ij->i", X, X)))) if X.size else 0.0
     return 4.0 * (n + 2) * _EPS * R * (1 + 1e-9) + 1e-300, R * (1 + 1e-9)
+
+
+def perceptron_trace(X, y, *, eta=1.0, max_iter=100, fit_intercept=True, w0=None):
+    """Record the textbook run (samples in order) update by update, for plots and demos.
+
+    Labels must be -1/+1. Returns ``(weights, corrected)``: ``weights[t]`` is the weight
+    vector after t updates (``weights[0]`` the start ``w0``, zero by default) and
+    ``corrected[t]`` the index of the sample corrected by update t + 1. With
+    ``w0=None`` the last row equals ``Perceptron(shuffle=False, ...).weights_``.
+
+    Examples
+    --------
+    >>> from lincls.datasets import logic_gate
+    >>> weights, corrected = perceptron_trace(*logic_gate("or"))
+    >>> len(weights) == len(corrected) + 1, weights[-1].tolist()
+    (True, [-1.0, 2.0, 2.0])
+    """
+    X = np.asarray(X, dtype=float)
+    X = np.hstack([np.ones((len(X), 1)), X]) if fit_intercept else X
+    y = np.asarray(y, dtype=float)
+    w = np.zeros(X.shape[1]) if w0 is None else np.array(w0, dtype=float)
+    weights, corrected = [], []
+
+    def record(k):  # called before each update, with the weights that made the mistake
+        weights.append(w.copy())
+        corrected.append(k)
+
+    for _ in range(max_iter):
+        if fast_epoch(w, X, y, eta, on_mistake=record) == 0:
+            break
+    weights.append(w.copy())
+    return np.array(weights), np.array(corrected, dtype=int)
 
 
 def max_margin(X, y, *, fit_intercept=True):

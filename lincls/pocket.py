@@ -16,7 +16,8 @@ from sklearn.utils import check_random_state
 from ._base import _check_positive
 from .perceptron import Perceptron, _one_blas_thread, fast_epoch, rounding_bound
 
-__all__ = ["Pocket", "ModifiedPerceptron", "training_errors", "best_helper"]
+__all__ = ["Pocket", "ModifiedPerceptron", "training_errors", "pocket_compete", "best_helper",
+           "modified_update"]
 
 
 def training_errors(X, y, w):
@@ -32,6 +33,25 @@ def training_errors(X, y, w):
     1
     """
     return int(np.count_nonzero((X @ w > 0) != (y > 0)))
+
+
+def pocket_compete(pocket, w, run, X, y, *, ratchet=True):
+    """The retiring weights w (correct ``run`` times in a row) compete for the pocket.
+
+    ``pocket`` is a dict with the pocket's weights ``"w"``, training errors ``"errors"``
+    and run ``"run"``; it is updated in place when w wins. With the ratchet w must make
+    fewer training errors; without it (Gallant's original rule) a longer run suffices.
+    """
+    if ratchet:
+        errors = training_errors(X, y, w)
+        better = errors < pocket["errors"]
+    else:
+        better = run > pocket["run"]
+    if better:
+        pocket["w"][:] = w
+        pocket["run"] = run
+        pocket["errors"] = errors if ratchet else training_errors(X, y, w)
+    return better
 
 
 class Pocket(Perceptron):
@@ -118,16 +138,7 @@ class Pocket(Perceptron):
         visits = {"now": 0, "last_update": -1}  # global visit counters
 
         def compete(run):
-            """Do the current weights, correct on ``run`` visits in a row, beat the pocket?"""
-            if self.ratchet:
-                errors = training_errors(X, y, w)
-                better = errors < pocket["errors"]
-            else:
-                better = run > pocket["run"]
-            if better:
-                pocket["w"][:] = w
-                pocket["run"] = run
-                pocket["errors"] = errors if self.ratchet else training_errors(X, y, w)
+            pocket_compete(pocket, w, run, X, y, ratchet=self.ratchet)
 
         def on_mistake(k):
             visit = visits["now"] + k
