@@ -224,7 +224,8 @@ class ModifiedPerceptron(Perceptron):
     coef_, intercept_, classes_, n_features_in_, n_iter_, t_, converged_
         As in :class:`~lincls.perceptron.Perceptron`.
     history_ : dict
-        ``"errors"``: number of problems (= updates) in each epoch.
+        ``"errors"``: number of problems (= updates) in each epoch; ``"helpers"``: the
+        index of the sample used by each update.
 
     Examples
     --------
@@ -256,20 +257,21 @@ class ModifiedPerceptron(Perceptron):
         w = rng.uniform(-1.0, 1.0, X.shape[1])
         Z = y[:, None] * X
         eta, c = float(self.eta), float(self.c)
-        errors = []
+        errors, helpers = [], []
         self.converged_ = False
         for _ in range(self.max_iter):
             order = rng.permutation(len(y)) if self.shuffle else np.arange(len(y))
+            Z_epoch = Z[order]
             problems = 0
             start = 0
             while start < len(order):
-                # jump to the next problem: margins of the rest of the epoch at once
-                rest = order[start:]
-                small = np.flatnonzero(Z[rest] @ w < c * np.sqrt(w @ w))
-                if small.size == 0:
+                # jump to the next problem: the margins of the rest of the epoch at once
+                small = Z_epoch[start:] @ w < c * np.sqrt(w @ w)
+                first = int(small.argmax())
+                if not small[first]:
                     break
-                start += int(small[0])
-                modified_update(w, Z, order[start], eta, self.update)
+                start += first
+                helpers.append(modified_update(w, Z, order[start], eta, self.update))
                 problems += 1
                 start += 1
             errors.append(problems)
@@ -278,7 +280,7 @@ class ModifiedPerceptron(Perceptron):
                 break
         self.n_iter_ = len(errors)
         self.t_ = int(sum(errors))
-        self.history_ = {"errors": np.array(errors)}
+        self.history_ = {"errors": np.array(errors), "helpers": np.array(helpers, dtype=int)}
         if not self.converged_:
             self._not_converged(
                 f"ModifiedPerceptron still had {errors[-1]} problem samples after "
