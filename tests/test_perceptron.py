@@ -20,6 +20,7 @@ from lincls.perceptron import (
     fast_epoch,
     max_margin,
     novikoff_bound,
+    perceptron_trace,
     sequential_dot,
     textbook_epoch,
 )
@@ -240,3 +241,14 @@ def test_sklearn_compatible(estimator, check):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
         check(estimator)
+
+
+def test_trace_ends_at_the_fitted_weights_and_records_each_update():
+    X, y, _ = teacher_student(80, 3, random_state=4)
+    weights, corrected = perceptron_trace(X, y, eta=0.5)
+    clf = Perceptron(shuffle=False, eta=0.5).fit(X, y)
+    np.testing.assert_array_equal(weights[-1], clf.weights_)
+    assert len(corrected) == clf.t_ == len(weights) - 1
+    Xa = np.hstack([np.ones((80, 1)), X])
+    steps = np.diff(weights, axis=0)
+    np.testing.assert_allclose(steps, 0.5 * y[corrected, None] * Xa[corrected])

@@ -133,6 +133,19 @@ def test_modified_perceptron_matches_reference_loop(update, seed):
     np.testing.assert_allclose(clf.weights_, w_ref, rtol=1e-9, atol=1e-9)
 
 
+def test_helpers_are_recorded():
+    X, y, _ = teacher_student(30, 3, noise=0.1, random_state=0)
+    clf = _quiet_fit(ModifiedPerceptron(update="self", shuffle=False, max_iter=3,
+                                        random_state=0), X, y)
+    assert len(clf.history_["helpers"]) == clf.t_ == clf.history_["errors"].sum()
+    # with update="self" each helper is the problem itself: the first one is a problem
+    w0 = np.random.RandomState(0).uniform(-1, 1, 4)
+    Z = y[:, None] * augment(X)
+    first = clf.history_["helpers"][0]
+    assert Z[first] @ w0 < 0.01 * np.linalg.norm(w0)
+    assert np.all(Z[:first] @ w0 >= 0.01 * np.linalg.norm(w0))
+
+
 def test_best_helper_raises_the_margin_most():
     Z = np.array([[1.0, 0.0], [3.0, 0.5], [0.0, 1.0]])
     assert best_helper(Z, 0) == 1  # the longer, similar sample helps sample 0 more
