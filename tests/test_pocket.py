@@ -184,7 +184,8 @@ def test_pipeline_and_learning_curve():
         assert test.mean() > 0.7
 
 
-@parametrize_with_checks([Pocket(random_state=0), Pocket(ratchet=False, random_state=0),
+@parametrize_with_checks([Pocket(random_state=0, max_iter=100),
+                          Pocket(ratchet=False, random_state=0, max_iter=100),
                           ModifiedPerceptron(random_state=0, max_iter=50)])
 def test_sklearn_compatible(estimator, check):
     with warnings.catch_warnings():
