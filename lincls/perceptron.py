@@ -107,9 +107,9 @@ def fast_epoch(w, X, y, eta, *, on_mistake=None, block=32, tol_per_norm=None):
     An activation whose sign the matrix product cannot certify (it lies within the
     rounding-error bound ``tol_per_norm * |w|`` of zero) is recomputed with
     :func:`sequential_dot`, the left-to-right sum of the textbook loop. ``|w|`` is
-    bounded by the path length Σ η |x̃_k| of the updates (triangle inequality), so no
-    norm has to be recomputed. ``on_mistake(k)``, if given, is called at each mistake,
-    before the update (``w`` then holds the weights that made the mistake).
+    bounded as in Novikoff's proof, |w_t|² ≤ |w_0|² + t η² R², so no norm has to be
+    recomputed. ``on_mistake(k)``, if given, is called at each mistake, before the
+    update (``w`` then holds the weights that made the mistake).
 
     Examples
     --------
@@ -124,16 +124,19 @@ def fast_epoch(w, X, y, eta, *, on_mistake=None, block=32, tol_per_norm=None):
     n_samples = X.shape[0]
     if tol_per_norm is None:
         tol_per_norm = rounding_bound(X)
+    c64, R = tol_per_norm
     signs = y.tolist()
-    w_norm = math.sqrt(float(w @ w)) * (1 + 1e-12)  # a bound on |w|, kept up to date
-    step = eta * tol_per_norm[1]                    # η R times the per-norm bound
+    # A bound W ≥ |w|, kept up to date as in the convergence proof: a mistake has
+    # w · z ≤ 0 (up to rounding), so |w + η z|² ≤ |w|² + η² R².
+    W2 = float(w @ w) * (1 + 4 * (X.shape[1] + 2) * _EPS)
+    w_norm = math.sqrt(W2)
     mistakes = 0
     i = 0
     while i < n_samples:
         stop = min(i + block, n_samples)
         m = X[i:stop] @ w
         m *= y[i:stop]                              # m_j = y_j (w · x̃_j)
-        tol = tol_per_norm[0] * w_norm
+        tol = c64 * w_norm
         j = int((m <= tol).argmax())
         if not m[j] <= tol:                         # no candidate in this block
             i = stop
@@ -146,7 +149,8 @@ def fast_epoch(w, X, y, eta, *, on_mistake=None, block=32, tol_per_norm=None):
         if on_mistake is not None:
             on_mistake(k)
         perceptron_update(w, X[k], signs[k], eta)
-        w_norm += step
+        W2 = (W2 + (eta * R) ** 2 + 2 * eta * c64 * w_norm) * (1 + 8 * _EPS)
+        w_norm = math.sqrt(W2)
         mistakes += 1
         block = max(8, min(4096, 2 * (j + 1)))
         i = k + 1
