@@ -6,7 +6,6 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 PY := $(BIN)/python
 export PATH := $(abspath $(BIN)):$(PATH)
-export MPLBACKEND := Agg
 export PYDEVD_DISABLE_FILE_VALIDATION := 1
 BOOK_FLAGS := -n -W --keep-going
 NBVAL := --nbval -p no:cacheprovider --nbval-sanitize-with tests/sanitize.cfg
@@ -37,7 +36,7 @@ lint:
 	$(BIN)/ruff check .
 
 unit:
-	$(BIN)/pytest tests
+	$(BIN)/pytest
 
 homework:
 	$(BIN)/pytest $(NBVAL) book/homework
@@ -45,6 +44,7 @@ homework:
 book-clean:
 	rm -rf _build
 	$(BIN)/jupyter-book build . $(BOOK_FLAGS)
+	$(BIN)/pytest -m site tests/test_site.py
 
 bench: $(VENV)/.installed-dev
 	$(PY) -m benchmarks

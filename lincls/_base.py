@@ -173,4 +173,4 @@ class LinearClassifier(ClassifierMixin, BaseEstimator):
     def _not_converged(self, message):
         """Mark the fit as not converged and warn, as every bounded fit must."""
         self.converged_ = False
-        warnings.warn(message, ConvergenceWarning, stacklevel=3)
+        warnings.warn(message, ConvergenceWarning, stacklevel=4)

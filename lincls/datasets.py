@@ -82,7 +82,7 @@ def teacher_student(n_samples, n_features, *, noise=0.0, inputs="gaussian", rand
     Examples
     --------
     >>> X, y, teacher = teacher_student(100, 20, random_state=0)
-    >>> X.shape, sorted(set(y)), round(float(teacher @ teacher), 12)
+    >>> X.shape, np.unique(y).tolist(), round(float(teacher @ teacher), 12)
     ((100, 20), [-1, 1], 1.0)
     """
     _check_count("n_samples", n_samples)

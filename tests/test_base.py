@@ -1,0 +1,173 @@
+"""The shared base estimator, metrics, plotting and the separability test."""
+
+import warnings
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt
+import numpy as np
+import pytest
+from sklearn.exceptions import ConvergenceWarning
+from sklearn.pipeline import make_pipeline
+from sklearn.preprocessing import StandardScaler
+from sklearn.utils.estimator_checks import parametrize_with_checks
+
+from lincls import LinearClassifier, augment, datasets, metrics
+from lincls.discriminant import LinearDiscriminant, is_linearly_separable, separating_weights
+from lincls.plotting import plot_decision_regions
+
+
+class TinyPerceptron(LinearClassifier):
+    """A minimal subclass: only the update rule, the base class does the rest."""
+
+    def __init__(self, *, fit_intercept=True, max_iter=50):
+        self.fit_intercept = fit_intercept
+        self.max_iter = max_iter
+
+    def _fit_augmented(self, X, y):
+        w = np.zeros(X.shape[1])
+        self.converged_ = True
+        for epoch in range(1, self.max_iter + 1):
+            self.n_iter_ = epoch
+            mistakes = 0
+            for x, t in zip(X, y):
+                if t * (w @ x) <= 0:
+                    w += t * x
+                    mistakes += 1
+            if mistakes == 0:
+                return w
+        self._not_converged(f"no separating w within max_iter={self.max_iter} epochs")
+        return w
+
+
+@parametrize_with_checks([TinyPerceptron(), TinyPerceptron(fit_intercept=False)])
+def test_base_passes_sklearn_checks(estimator, check):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        check(estimator)
+
+
+def test_any_two_labels_and_positive_class():
+    X, y = datasets.load_iris(task="setosa-vs-rest", features=[0, 1])
+    names = np.where(y == 1, "setosa", "other")
+    clf = TinyPerceptron(max_iter=2000).fit(X, names)
+    assert clf.classes_.tolist() == ["other", "setosa"]  # classes_[1] is +1
+    assert clf.score(X, names) == 1.0
+    scores = clf.decision_function(X)
+    assert np.array_equal(clf.predict(X), np.where(scores > 0, "setosa", "other"))
+    assert clf.coef_.shape == (1, 2) and clf.intercept_.shape == (1,)
+    assert np.allclose(clf.weights_, np.r_[clf.intercept_, clf.coef_.ravel()])
+
+
+def test_clamped_input_and_homogeneous():
+    assert augment([[2.0, 3.0], [4.0, 5.0]]).tolist() == [[1, 2, 3], [1, 4, 5]]
+    X, y = datasets.logic_gate("and")
+    assert TinyPerceptron().fit(X, y).score(X, y) == 1.0
+    # without the clamped input the AND gate needs a hyperplane through the origin: impossible
+    with pytest.warns(ConvergenceWarning):
+        clf = TinyPerceptron(fit_intercept=False, max_iter=20).fit(X, y)
+    assert clf.converged_ is False and clf.intercept_.tolist() == [0.0]
+
+
+def test_works_in_pipeline():
+    X, y = datasets.load_iris(task="setosa-vs-rest")
+    pipe = make_pipeline(StandardScaler(), TinyPerceptron()).fit(X, y)
+    assert pipe.score(X, y) == 1.0
+
+
+@pytest.mark.parametrize("X, y, message", [
+    ([[0.0, 1.0], [1.0, np.nan]], [0, 1], "NaN"),
+    ([[0.0, 1.0], [1.0, np.inf]], [0, 1], "infinity"),
+    (np.zeros((0, 2)), [], "0 sample"),
+    ([[0.0], [1.0], [2.0]], [1, 1, 1], "exactly 2 classes"),
+    ([[0.0], [1.0], [2.0]], [0, 1, 2], "Only binary"),
+    ([[0.0], [1.0]], [0, 1, 1], "inconsistent numbers of samples"),
+])
+def test_bad_input_raises_value_error(X, y, message):
+    with pytest.raises(ValueError, match=message):
+        TinyPerceptron().fit(X, y)
+
+
+def test_bad_hyperparameter():
+    with pytest.raises(ValueError, match="fit_intercept"):
+        TinyPerceptron(fit_intercept="yes").fit([[0.0], [1.0]], [0, 1])
+
+
+def test_linear_discriminant_and_gate():
+    X, y = datasets.logic_gate("and")
+    gate = LinearDiscriminant(coef=[1, 1], intercept=-1.5).fit(X)
+    assert gate.predict(X).tolist() == y.tolist()
+    assert gate.decision_function(X).tolist() == [-1.5, -0.5, -0.5, 0.5]
+    with pytest.raises(ValueError, match="coef has 3 weights"):
+        LinearDiscriminant(coef=[1, 1, 1]).fit(X)
+
+
+def test_separating_weights_separate():
+    rng = np.random.default_rng(0)
+    for _ in range(20):
+        X, y, _ = datasets.teacher_student(30, 3, random_state=int(rng.integers(1e6)))
+        w = separating_weights(X, y, fit_intercept=False)
+        assert w is not None and np.all(y * (X @ w) >= 1 - 1e-7)
+    X, y = datasets.random_labels(60, 2, random_state=1)  # 60 random labels in 2-D
+    assert not is_linearly_separable(X, y)
+
+
+def test_metrics():
+    assert metrics.error_rate([1, 1, -1, -1], [1, -1, -1, 1]) == 0.5
+    assert metrics.generalization_error([1, 0], [1, 0]) == 0.0
+    assert metrics.generalization_error([1, 0], [-1, 0]) == 1.0
+    assert np.isclose(metrics.generalization_error([1, 1], [1, 0]), 0.25)
+    # eps_g is the disagreement probability of two perceptrons on Gaussian inputs
+    X, _, teacher = datasets.teacher_student(200_000, 3, random_state=0)
+    w = teacher + np.array([0.5, -0.3, 0.2])
+    disagree = np.mean(np.sign(X @ w) != np.sign(X @ teacher))
+    assert abs(disagree - metrics.generalization_error(w, teacher)) < 0.005
+    kappa = metrics.stabilities([3, 4], [[1, 1], [2, 0]], [1, -1])
+    assert np.allclose(kappa, [7 / 5, -6 / 5])
+    with pytest.raises(ValueError, match="non-zero"):
+        metrics.stabilities([0, 0], [[1, 1]], [1])
+    with pytest.raises(ValueError, match="differ in length"):
+        metrics.generalization_error([1, 0, 0], [1, 0])
+    with pytest.raises(ValueError, match="equal length"):
+        metrics.error_rate([1, 0], [1])
+
+
+@pytest.mark.parametrize("labels", [(-1, 1), (0, 1), ("benign", "malignant")])
+def test_plot_decision_regions_with_any_labels(labels):
+    X, y = datasets.load_iris(task="setosa-vs-rest", features=[0, 1])
+    y = np.where(y == 1, labels[1], labels[0])
+    clf = TinyPerceptron(max_iter=3)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        clf.fit(X, y)
+    fig, ax = plt.subplots()
+    out = plot_decision_regions(X, y, clf, ax=ax, show_normal=True, resolution=50)
+    assert out is ax
+    legend = [t.get_text() for t in ax.get_legend().get_texts()]
+    assert str(labels[0]) in legend and str(labels[1]) in legend
+    # class colours follow classes_: the negative class red, the positive class blue
+    colors = {c.get_label(): c.get_facecolor()[0][:3] for c in ax.collections
+              if c.get_label() in map(str, labels)}
+    assert np.allclose(colors[str(labels[0])], matplotlib.colors.to_rgb("tab:red"))
+    assert np.allclose(colors[str(labels[1])], matplotlib.colors.to_rgb("tab:blue"))
+    wrong = np.sum(clf.predict(X) != y)
+    marked = [c for c in ax.collections if c.get_label() == "misclassified"]
+    assert (len(marked[0].get_offsets()) if marked else 0) == wrong
+    plt.close(fig)
+
+
+def test_plot_decision_regions_needs_only_predict():
+    class Threshold:
+        def predict(self, X):
+            return np.where(np.asarray(X)[:, 0] > 0.5, "yes", "no")
+
+    X = np.array([[0.0, 0.0], [1.0, 1.0], [0.2, 0.8]])
+    y = np.array(["no", "yes", "yes"])
+    fig, ax = plt.subplots()
+    plot_decision_regions(X, y, Threshold(), ax=ax, resolution=20)
+    marked = [c for c in ax.collections if c.get_label() == "misclassified"]
+    assert len(marked[0].get_offsets()) == 1
+    with pytest.raises(ValueError, match="two features"):
+        plot_decision_regions(np.zeros((3, 3)), y, Threshold(), ax=ax)
+    plt.close(fig)
