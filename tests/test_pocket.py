@@ -12,7 +12,7 @@ from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
-from lincls._base import augment
+from lincls import augment
 from lincls.datasets import load_breast_cancer, logic_gate, teacher_student
 from lincls.perceptron import Perceptron, is_mistake, perceptron_update
 from lincls.pocket import ModifiedPerceptron, Pocket, best_helper, training_errors
