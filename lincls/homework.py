@@ -46,6 +46,7 @@ __all__ = [
     "check",
     "homework_table",
     "record_answer",
+    "rehearse",
     "release",
     "release_notebook",
     "strip_chapter_solutions",
@@ -487,6 +488,62 @@ def solution_lines(nb):
     return found
 
 
+def _error_name(cell):
+    for out in cell.get("outputs", []):
+        if out.get("output_type") == "error":
+            return out.get("ename")
+    return None
+
+
+def rehearse(path, timeout=600):
+    """Run the student version of a teacher notebook as a student who solved it would.
+
+    The student version is executed cell by cell in one kernel. After each answer cell
+    (which should raise ``NotImplementedError``, or define a function whose body does),
+    the teacher's version of that cell runs too, so the rest of the notebook sees a
+    solved exercise: every other cell, the visible tests included, must then pass.
+
+    Returns
+    -------
+    list of dict
+        One dict per code cell: ``cell`` (0-based index), ``role`` ("answer", "test"
+        or "other"), ``error`` (the exception name the student version raised, or
+        None) and, for answer cells, ``teacher_error``.
+    """
+    import copy
+
+    import nbclient
+
+    teacher = _read(path)
+    student = release_notebook(teacher, path)
+    client = nbclient.NotebookClient(
+        student,
+        timeout=timeout,
+        allow_errors=True,
+        record_timing=False,
+        resources={"metadata": {"path": str(Path(path).parent)}},
+    )
+    results = []
+    with client.setup_kernel():
+        for index, cell in enumerate(student.cells):
+            if cell.cell_type != "code":
+                continue
+            client.execute_cell(cell, index)
+            role = "other"
+            if is_solution_cell(cell):
+                role = "answer"
+            elif is_grade_cell(cell):
+                role = "test"
+            result = {"cell": index, "role": role, "error": _error_name(cell)}
+            if role == "answer":
+                solved = copy.deepcopy(teacher.cells[index])
+                solved.outputs = []
+                client.execute_cell(solved, index)
+                result["teacher_error"] = _error_name(solved)
+            results.append(result)
+    return results
+
+
 # ---------------------------------------------------------------------------------
 # Chapter solutions ({solution} directives) for the student site
 # ---------------------------------------------------------------------------------
@@ -833,9 +890,10 @@ def _diagnose(entry, name, value):
         return False, "this looks like a percentage; give a fraction between 0 and 1"
     if arr.size > 1:
         wrong = [i for i, good in enumerate(ok) if not good]
-        where = ", ".join(str(np.unravel_index(i, shape)) for i in wrong[:5])
+        index = [tuple(int(k) for k in np.unravel_index(i, shape)) for i in wrong[:5]]
+        where = ", ".join(str(k[0]) if len(k) == 1 else str(k) for k in index)
         more = ", ..." if len(wrong) > 5 else ""
-        return False, f"wrong: {len(wrong)} of {arr.size} entries differ ({where}{more})"
+        return False, f"wrong: {len(wrong)} of {arr.size} entries differ (at {where}{more})"
     return False, "wrong"
 
 
@@ -936,6 +994,10 @@ def main(argv=None):
     p.add_argument("out", help="output directory")
     p = sub.add_parser("check", help="validate notebooks without writing anything")
     p.add_argument("src", nargs="+")
+    p = sub.add_parser(
+        "rehearse", help="run student versions with the answers filled in; report errors"
+    )
+    p.add_argument("src", nargs="+")
     p = sub.add_parser("hash", help="store the salted hash of an answer in the registry")
     p.add_argument("name")
     p.add_argument("value", help="a number or a JSON list, e.g. '[0.6, 0.8]'")
@@ -975,6 +1037,27 @@ def main(argv=None):
             return 1
         print(f"{count} notebook(s) OK")
         return 0
+    if args.command == "rehearse":
+        failed = 0
+        for src in args.src:
+            for path in _notebooks(src)[1]:
+                for r in rehearse(path):
+                    bad = (
+                        r["error"] not in (None, "NotImplementedError")
+                        or r.get("teacher_error")
+                        if r["role"] == "answer"
+                        else r["error"] is not None
+                    )
+                    failed += bool(bad)
+                    if bad or r["role"] == "answer":
+                        status = "FAIL" if bad else "ok"
+                        print(
+                            f"{status:4} {path} cell {r['cell'] + 1} ({r['role']}): "
+                            f"student {r['error'] or 'no error'}"
+                            + (f", teacher {r['teacher_error'] or 'no error'}"
+                               if r["role"] == "answer" else "")
+                        )
+        return 1 if failed else 0
     if args.command == "hash":
         try:
             value = json.loads(args.value)
