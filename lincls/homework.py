@@ -547,35 +547,49 @@ def rehearse(path, timeout=600):
 # ---------------------------------------------------------------------------------
 # Chapter solutions ({solution} directives) for the student site
 # ---------------------------------------------------------------------------------
-_FENCE = re.compile(r"^(?P<indent>\s*)(?P<fence>`{3,}|:{3,})\s*\{(?P<name>[\w:-]+)\}(?P<rest>.*)$")
+_FENCE = re.compile(r"^(?P<indent>\s*)(?P<fence>`{3,}|:{3,})\s*(?P<info>.*)$")
+_DIRECTIVE = re.compile(r"^\{(?P<name>[\w:-]+)\}")
 _GATED = re.compile(r"^\s*(`{3,}|:{3,})\s*\{solution-(start|end)\}")
 
 
-def _solution_blocks(lines):
-    """Yield ``(open, body_start, close)`` line numbers of each ``{solution}`` block."""
-    n = 0
-    while n < len(lines):
+def _closing(lines, n, fence):
+    """Line number of the fence closing the one opened on line ``n``."""
+    for k in range(n + 1, len(lines)):
+        s = lines[k].strip()
+        if s and set(s) == {fence[0]} and len(s) >= len(fence):
+            return k
+    return None
+
+
+def _solution_blocks(lines, start=0, stop=None):
+    """Yield ``(open, body_start, close)`` line numbers of each ``{solution}`` block.
+
+    Fences close the way MyST closes them (the first line holding only the fence
+    character, at least as many times). Plain code blocks (```` ```python ````,
+    ```` ````markdown ````) are skipped whole, so an example of the syntax shown in a
+    code block is left alone; other directives are searched, because an ``{exercise}``
+    may hold its ``{solution}``.
+    """
+    stop = len(lines) if stop is None else stop
+    n = start
+    while n < stop:
         m = _FENCE.match(lines[n])
-        if not m:
+        if not m or (m["fence"][0] == ":" and not _DIRECTIVE.match(m["info"])):
             n += 1
             continue
-        fence = m["fence"]
-        close = None
-        for k in range(n + 1, len(lines)):
-            s = lines[k].strip()
-            if s and set(s) == {fence[0]} and len(s) >= len(fence):
-                close = k
-                break
+        fence, directive = m["fence"], _DIRECTIVE.match(m["info"])
+        close = _closing(lines[:stop], n, fence)
         if close is None:
-            raise ValueError(f"line {n + 1}: the {{{m['name']}}} block is never closed")
-        if m["name"] == "solution":
+            what = f"{{{directive['name']}}} block" if directive else "code fence"
+            raise ValueError(f"line {n + 1}: the {what} is never closed")
+        if directive and directive["name"] == "solution":
             body = n + 1
             while body < close and re.match(r"^\s*:[\w-]+:", lines[body]):
                 body += 1
             yield n, body, close
-            n = close + 1
-        else:
-            n += 1  # look inside other directives (an exercise may hold a solution)
+        elif directive:
+            yield from _solution_blocks(lines, n + 1, close)
+        n = close + 1
 
 
 def strip_chapter_solutions(text, note=STUDENT_SOLUTION_NOTE):
@@ -604,15 +618,18 @@ def strip_chapter_solutions(text, note=STUDENT_SOLUTION_NOTE):
         out.append(lines[close])
         n = close + 1
     out.extend(lines[n:])
-    result, gated = [], False
+    result, gated, closing = [], False, None
     for line in out:
         g = _GATED.match(line)
-        if g and g[2] == "start":
+        if closing and line.strip() == closing:
+            closing = None  # the fence closing {solution-end}
+        elif g and g[2] == "start":
             gated = True
             result.append(f"*{note}*")
         elif g and g[2] == "end":
-            gated = False
+            gated, closing = False, g[1]
         elif not gated:
+            closing = None
             result.append(line)
     return "\n".join(result)
 

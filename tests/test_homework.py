@@ -284,6 +284,12 @@ inner secret answer
 ::::
 `````
 
+````markdown
+```{solution} shown-as-an-example
+Example text stays.
+```
+````
+
 ```{solution-start} ex-three
 ```
 gated secret code
@@ -298,6 +304,7 @@ def test_strip_chapter_solutions():
     for secret in ("secret_formula", "colon-fenced secret", "inner secret", "gated secret"):
         assert secret not in out
     assert "Compute it." in out and "Text after." in out
+    assert "```{solution} shown-as-an-example\nExample text stays.\n```" in out
     assert "````{solution} ex-one\n:class: dropdown\n\nNOTE\n````" in out
     assert ":::{solution} ex-two\n:label: sol-two\n:class: dropdown\n\nNOTE\n:::" in out
     assert out.count("NOTE") == 4
