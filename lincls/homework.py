@@ -665,7 +665,10 @@ def make_student_sources(root=".", dest="_build/student/src", repository_url=Non
     ignore = shutil.ignore_patterns("__pycache__", ".ipynb_checkpoints", "_build", "*.pyc")
     shutil.copytree(root / "book", dest / "book", ignore=ignore)
     shutil.copytree(root / "lincls", dest / "lincls", ignore=ignore)  # literalinclude
-    shutil.copy2(root / "_toc.yml", dest / "_toc.yml")
+    # the files Binder needs to install the environment from the student repository
+    for name in ("_toc.yml", "requirements.txt", "pyproject.toml", "README.md"):
+        if (root / name).exists():
+            shutil.copy2(root / name, dest / name)
     for path in sorted((dest / "book").rglob("*.md")):
         text = path.read_text(encoding="utf-8")
         try:
@@ -766,29 +769,116 @@ def homework_info(path):
     )
 
 
-def homework_table(directory="homework", link_prefix=None):
+def binder_url(config, notebook):
+    r"""The Binder link that opens ``notebook`` in JupyterLab, from the book's config.
+
+    ``config`` is the path of ``_config.yml``; its ``repository`` (url, branch) and
+    ``launch_buttons.binderhub_url`` are used, so the link follows the one place where
+    the repository is set. ``notebook`` is a path inside the repository.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> root = pathlib.Path(tempfile.mkdtemp())
+    >>> _ = (root / "_config.yml").write_text(
+    ...     "repository: {url: 'https://github.com/me/book', branch: main}\n"
+    ...     "launch_buttons: {binderhub_url: 'https://mybinder.org'}\n")
+    >>> binder_url(root / "_config.yml", root / "book/homework/homework1.ipynb")
+    'https://mybinder.org/v2/gh/me/book/main?urlpath=lab/tree/book/homework/homework1.ipynb'
+    """
+    import yaml
+
+    config = Path(config)
+    data = yaml.safe_load(config.read_text(encoding="utf-8")) or {}
+    repo = data.get("repository", {}) or {}
+    url = str(repo.get("url", "")).rstrip("/")
+    m = re.fullmatch(r"https?://github\.com/([^/]+)/([^/]+?)(\.git)?", url)
+    if not m:
+        raise ValueError(f"{config}: repository.url {url!r} is not a GitHub repository URL")
+    branch = repo.get("branch", "main")
+    hub = (data.get("launch_buttons", {}) or {}).get("binderhub_url", "https://mybinder.org")
+    rel = Path(notebook).resolve().relative_to(config.resolve().parent).as_posix()
+    return f"{hub.rstrip('/')}/v2/gh/{m[1]}/{m[2]}/{branch}?urlpath=lab/tree/{rel}"
+
+
+def homework_table(directory="homework", link_prefix=None, config=None):
     """A Markdown table of the homework notebooks in ``directory``.
 
     One row per notebook, from its title cell, its ``lincls`` metadata block (summary,
     chapters, minutes) and its nbgrader cells (answer cells, points). Links use MyST's
-    ``{doc}`` role relative to the page that shows the table.
+    ``{doc}`` role relative to the page that shows the table. With ``config`` (the
+    path of ``_config.yml``) a column of Binder links is added (see :func:`binder_url`).
     """
     directory = Path(directory)
     prefix = directory.as_posix() if link_prefix is None else link_prefix
-    rows = [
-        "| Homework | What it practises | Chapters | Time | Answer cells | Points |",
-        "|---|---|---|---|---|---|",
-    ]
+    head = "| Homework | What it practises | Chapters | Time | Answer cells | Points |"
+    rule = "|---|---|---|---|---|---|"
+    if config is not None:
+        head, rule = head + " Binder |", rule + "---|"
+    rows = [head, rule]
+    minutes = points = 0
     for path in sorted(directory.glob("*.ipynb")):
         info = homework_info(path)
+        minutes, points = minutes + info.minutes, points + info.points
         doc = f"{prefix}/{path.stem}" if prefix else path.stem
         chapters = ", ".join(f"{{doc}}`{c}`" for c in info.chapters)
-        points = f"{info.points:g}"
-        rows.append(
+        row = (
             f"| {{doc}}`{info.title} <{doc}>` | {info.summary} | {chapters} | "
-            f"{info.minutes} min | {info.exercises} | {points} |"
+            f"{info.minutes} min | {info.exercises} | {info.points:g} |"
         )
+        if config is not None:
+            row += f" [launch]({binder_url(config, path)}) |"
+        rows.append(row)
+    if len(rows) > 2:
+        total = f"| **Total** | | | {minutes} min | | {points:g} |"
+        rows.append(total + (" |" if config is not None else ""))
     return "\n".join(rows)
+
+
+def _table_directive():
+    """The ``{homework-table}`` directive class (docutils imported only for Sphinx)."""
+    from docutils import nodes
+    from docutils.parsers.rst import Directive, directives
+    from docutils.statemachine import StringList
+
+    class HomeworkTable(Directive):
+        """``{homework-table} homework``: the table of the notebooks in a directory.
+
+        The directory is relative to the page. With the ``:binder:`` flag a column of
+        Binder links is added, from the book's ``_config.yml``. The page is rebuilt
+        whenever a notebook in the directory changes or one is added.
+        """
+
+        required_arguments = 1
+        option_spec = {"binder": directives.flag}
+
+        def run(self):
+            env = self.state.document.settings.env
+            page_dir = Path(env.doc2path(env.docname)).parent
+            directory = (page_dir / self.arguments[0]).resolve()
+            config = Path(env.srcdir) / "_config.yml" if "binder" in self.options else None
+            env.note_dependency(str(directory))
+            for path in sorted(directory.glob("*.ipynb")):
+                env.note_dependency(str(path))
+            if config is not None:
+                env.note_dependency(str(config))
+            try:
+                text = homework_table(directory, self.arguments[0], config)
+            except (HomeworkError, ValueError) as exc:
+                raise self.error(f"homework-table: {exc}") from exc
+            container = nodes.container(classes=["homework-table"])
+            self.state.nested_parse(
+                StringList(text.splitlines(), source=env.docname), self.content_offset, container
+            )
+            return [container]
+
+    return HomeworkTable
+
+
+def setup(app):
+    """Sphinx extension: the ``{homework-table}`` directive of the teacher's chapter."""
+    app.add_directive("homework-table", _table_directive())
+    return {"parallel_read_safe": True, "parallel_write_safe": True}
 
 
 # ---------------------------------------------------------------------------------

@@ -328,3 +328,4 @@ def test_homework_table(tmp_path):
         "One perceptron step and a training loop (test fixture). | {doc}`preface` | "
         "15 min | 5 | 5 |"
     )
+    assert table[3] == "| **Total** | | | 15 min | | 5 |"
