@@ -329,3 +329,14 @@ def test_homework_table(tmp_path):
         "15 min | 5 | 5 |"
     )
     assert table[3] == "| **Total** | | | 15 min | | 5 |"
+
+
+def test_release_matches_nbgrader(released):
+    """Our student version has the cells nbgrader's generate_assignment makes."""
+    theirs = nbformat.read(FIXTURES / "nbgrader" / TEACHER.name, as_version=4)
+    ours = nbformat.read(released, as_version=4)
+    assert [c.source for c in ours.cells] == [c.source for c in theirs.cells]
+    for a, b in zip(ours.cells, theirs.cells, strict=True):
+        extra = {"checksum", "cell_type"}  # nbgrader's own bookkeeping
+        theirs_meta = {k: v for k, v in b.metadata.get("nbgrader", {}).items() if k not in extra}
+        assert a.metadata.get("nbgrader", {}) == theirs_meta
