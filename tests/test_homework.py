@@ -1,6 +1,7 @@
 """Tests of lincls.homework on the fixture notebooks (fast; no book homework needed)."""
 
 import json
+import os
 import shutil
 from pathlib import Path
 
@@ -340,3 +341,26 @@ def test_release_matches_nbgrader(released):
         extra = {"checksum", "cell_type"}  # nbgrader's own bookkeeping
         theirs_meta = {k: v for k, v in b.metadata.get("nbgrader", {}).items() if k not in extra}
         assert a.metadata.get("nbgrader", {}) == theirs_meta
+
+
+@pytest.mark.slow
+def test_record_command_fills_the_registry_from_a_notebook(tmp_path):
+    import nbformat.v4 as v4
+
+    nb = v4.new_notebook(
+        cells=[
+            v4.new_code_cell(
+                "from lincls.homework import check\n"
+                "answer = 2.5\n"
+                'check("t.answer", answer, atol=0.01)'
+            )
+        ],
+        metadata={"kernelspec": {"name": "python3", "display_name": "Python 3"}},
+    )
+    path = tmp_path / "teacher.ipynb"
+    nbformat.write(nb, path)
+    registry = tmp_path / "answers.json"
+    assert hw.main(["record", str(path), "--registry", str(registry)]) == 0
+    assert hw.check("t.answer", 2.505, registry=registry, quiet=True)
+    assert not hw.check("t.answer", 2.6, registry=registry, quiet=True)
+    assert hw.RECORD_ENV not in os.environ
