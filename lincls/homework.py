@@ -44,6 +44,7 @@ __all__ = [
     "MalformedHomework",
     "build_student_site",
     "check",
+    "describe",
     "homework_table",
     "record_answer",
     "rehearse",
@@ -333,6 +334,24 @@ def _check_notebook(nb, path):
             exc.cell_id = cell.get("id")
             errors.append(exc)
     return errors
+
+
+def describe(path, summary, chapters, minutes):
+    """Set the ``lincls`` metadata block of a homework notebook (outputs are kept).
+
+    The block feeds the teacher's table: ``summary`` (one sentence), ``chapters`` (page
+    names in ``book/``) and ``minutes`` (expected working time).
+    """
+    import nbformat
+
+    nb = _read(path)
+    nb.metadata["lincls"] = {
+        "summary": summary,
+        "chapters": list(chapters),
+        "minutes": minutes,
+    }
+    _check_metadata(nb, path)
+    nbformat.write(nb, path)
 
 
 def _notebooks(src):
@@ -1105,6 +1124,11 @@ def main(argv=None):
         "rehearse", help="run student versions with the answers filled in; report errors"
     )
     p.add_argument("src", nargs="+")
+    p = sub.add_parser("describe", help="set a notebook's lincls metadata block")
+    p.add_argument("notebook")
+    p.add_argument("--summary", required=True, help="one sentence: what it practises")
+    p.add_argument("--chapters", required=True, nargs="+", help="page names in book/")
+    p.add_argument("--minutes", required=True, type=int, help="expected working time")
     p = sub.add_parser("hash", help="store the salted hash of an answer in the registry")
     p.add_argument("name")
     p.add_argument("value", help="a number or a JSON list, e.g. '[0.6, 0.8]'")
@@ -1165,6 +1189,14 @@ def main(argv=None):
                                if r["role"] == "answer" else "")
                         )
         return 1 if failed else 0
+    if args.command == "describe":
+        try:
+            describe(args.notebook, args.summary, args.chapters, args.minutes)
+        except (HomeworkError, ValueError) as exc:
+            print(f"error: {exc}", file=sys.stderr)
+            return 1
+        print(f"set the lincls metadata of {args.notebook}")
+        return 0
     if args.command == "hash":
         try:
             value = json.loads(args.value)

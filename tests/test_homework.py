@@ -364,3 +364,19 @@ def test_record_command_fills_the_registry_from_a_notebook(tmp_path):
     assert hw.check("t.answer", 2.505, registry=registry, quiet=True)
     assert not hw.check("t.answer", 2.6, registry=registry, quiet=True)
     assert hw.RECORD_ENV not in os.environ
+
+
+def test_describe_sets_the_metadata_block(tmp_path, capsys):
+    path = tmp_path / "hw.ipynb"
+    nb = nbformat.read(TEACHER, as_version=4)
+    del nb.metadata["lincls"]
+    nbformat.write(nb, path)
+    assert "no 'lincls' notebook metadata" in str(hw.validate(path)[0])
+    args = ["describe", str(path), "--summary", "Pocket.", "--chapters", "pocket", "--minutes"]
+    assert hw.main([*args, "45"]) == 0
+    assert hw.validate(path) == []
+    after = nbformat.read(path, as_version=4)
+    assert after.metadata["lincls"] == {"summary": "Pocket.", "chapters": ["pocket"], "minutes": 45}
+    assert [c.get("outputs") for c in after.cells] == [c.get("outputs") for c in nb.cells]
+    assert hw.main([*args, "0"]) == 1
+    assert "minutes" in capsys.readouterr().err
