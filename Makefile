@@ -7,7 +7,6 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 PY := $(BIN)/python
 export PATH := $(abspath $(BIN)):$(PATH)
-export MPLBACKEND := Agg
 export PYDEVD_DISABLE_FILE_VALIDATION := 1
 BOOK_FLAGS := -n -W --keep-going
 NBVAL := --nbval -p no:cacheprovider --nbval-sanitize-with tests/sanitize.cfg
@@ -38,7 +37,7 @@ lint:
 	$(BIN)/ruff check .
 
 unit:
-	$(BIN)/pytest -m "not homework and not student_site"
+	$(BIN)/pytest
 
 ## homework: nbval on the teacher notebooks, twice: their outputs must be reproducible
 homework:
@@ -63,6 +62,7 @@ student-test:
 book-clean:
 	rm -rf _build
 	$(BIN)/jupyter-book build . $(BOOK_FLAGS)
+	$(BIN)/pytest -m site tests/test_site.py
 
 bench: $(VENV)/.installed-dev
 	$(PY) -m benchmarks

@@ -15,8 +15,8 @@ CLASS_COLORS = ("tab:red", "tab:blue", "tab:green", "tab:orange", "tab:purple", 
 _MARKERS = ("o", "s", "^", "D", "v", "P")
 
 
-def plot_decision_regions(X, y, clf, ax=None, *, resolution=300, padding=0.5, mark_errors=True,
-                          show_normal=False, legend=True, alpha=0.2):
+def plot_decision_regions(X, y, clf, ax=None, *, resolution=300, padding=0.5, limits=None,
+                          mark_errors=True, show_normal=False, legend=True, alpha=0.2):
     """Draw the regions a classifier assigns to each class, and the samples on top.
 
     Parameters
@@ -33,6 +33,9 @@ def plot_decision_regions(X, y, clf, ax=None, *, resolution=300, padding=0.5, ma
         Grid points per axis.
     padding : float, default=0.5
         Margin around the data, in data units.
+    limits : ((x_min, x_max), (y_min, y_max)), optional
+        The area to draw instead of the data's extent plus ``padding``; use it to draw
+        several panels (say, training and test set) over the same area.
     mark_errors : bool, default=True
         Ring the samples that ``clf`` misclassifies in black.
     show_normal : bool, default=False
@@ -68,7 +71,10 @@ def plot_decision_regions(X, y, clf, ax=None, *, resolution=300, padding=0.5, ma
     index = {c: i for i, c in enumerate(classes)}
     colors = [CLASS_COLORS[i % len(CLASS_COLORS)] for i in range(len(classes))]
 
-    (x0, y0), (x1, y1) = X.min(axis=0) - padding, X.max(axis=0) + padding
+    if limits is None:
+        (x0, y0), (x1, y1) = X.min(axis=0) - padding, X.max(axis=0) + padding
+    else:
+        (x0, x1), (y0, y1) = limits
     gx, gy = np.meshgrid(np.linspace(x0, x1, resolution), np.linspace(y0, y1, resolution))
     regions = clf.predict(np.c_[gx.ravel(), gy.ravel()])
     regions = np.array([index[c] for c in regions]).reshape(gx.shape)

@@ -1,0 +1,69 @@
+"""The book's configuration: strict builds, the TOC, one place for the repository URL."""
+
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+ROOT = Path(__file__).resolve().parents[1]
+JUPYTER_BOOK = Path(sys.executable).parent / "jupyter-book"
+
+
+def toc_files():
+    """Every file listed in _toc.yml, without suffix."""
+    toc = yaml.safe_load((ROOT / "_toc.yml").read_text())
+    files = [toc["root"]]
+    for part in toc.get("parts", []):
+        files += [c["file"] for c in part["chapters"]]
+    return files
+
+
+def test_every_toc_entry_exists_under_book():
+    for name in toc_files():
+        assert name.startswith("book/"), f"{name}: only files under book/ are pages"
+        matches = [p for p in ROOT.glob(name + ".*") if p.suffix in (".md", ".ipynb")]
+        assert matches, f"{name} is listed in _toc.yml but does not exist"
+
+
+def test_strict_configuration():
+    config = yaml.safe_load((ROOT / "_config.yml").read_text())
+    assert config["only_build_toc_files"] is True
+    assert config["execute"]["execute_notebooks"] == "cache"
+    assert config["execute"]["timeout"] > 0
+    assert config["execute"]["allow_errors"] is False
+    assert config["sphinx"]["config"]["nb_execution_raise_on_error"] is True
+    macros = config["sphinx"]["config"]["mathjax3_config"]["tex"]["macros"]
+    assert {"R", "vw", "vx"} <= set(macros)
+
+
+def test_repository_url_is_set_in_one_place():
+    url = yaml.safe_load((ROOT / "_config.yml").read_text())["repository"]["url"]
+    tracked = subprocess.run(["git", "ls-files"], cwd=ROOT, capture_output=True, text=True).stdout
+    holders = [f for f in tracked.split() if (ROOT / f).is_file() and f != "_config.yml"
+               and not f.endswith(".ipynb") and url in (ROOT / f).read_text(errors="ignore")]
+    assert holders == [], f"the repository URL is repeated in {holders}; set it only in _config.yml"
+
+
+@pytest.mark.slow
+def test_a_chapter_that_raises_fails_the_build(tmp_path):
+    """Build a one-page book with our configuration whose only cell raises."""
+    shutil.copy(ROOT / "_config.yml", tmp_path / "_config.yml")
+    book = tmp_path / "book"
+    book.mkdir()
+    shutil.copy(ROOT / "book" / "references.bib", book / "references.bib")
+    (book / "index.md").write_text(
+        (ROOT / "book" / "preface.md").read_text().split("---\n\n")[0]
+        + "---\n\n# Broken chapter\n\n```{code-cell} ipython3\nraise RuntimeError('boom')\n```\n"
+    )
+    (tmp_path / "_toc.yml").write_text("format: jb-book\nroot: book/index\n")
+    result = subprocess.run(
+        [str(JUPYTER_BOOK), "build", str(tmp_path), "-n", "-W", "--keep-going"],
+        capture_output=True, text=True, timeout=300,
+    )
+    output = result.stdout + result.stderr
+    assert result.returncode != 0, output[-2000:]
+    assert "boom" in output
+    assert not (tmp_path / "_build" / "html" / "book" / "index.html").exists()

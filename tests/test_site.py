@@ -1,0 +1,36 @@
+"""Checks of the built website (_build/html); run by `make test` after the book build."""
+
+from pathlib import Path
+
+import pytest
+from test_book_config import toc_files
+
+ROOT = Path(__file__).resolve().parents[1]
+HTML = ROOT / "_build" / "html"
+pytestmark = pytest.mark.site
+
+
+@pytest.fixture(scope="module")
+def pages():
+    if not (HTML / "index.html").exists():
+        pytest.fail("_build/html is missing: build the book first (make book)")
+    skip = {"_static", "_sources", "_images", "_sphinx_design_static"}
+    return {p.relative_to(HTML).with_suffix("").as_posix() for p in HTML.rglob("*.html")
+            if not skip & set(p.relative_to(HTML).parts)}
+
+
+def test_every_toc_entry_is_a_page(pages):
+    assert set(toc_files()) <= pages
+
+
+def test_nothing_outside_the_toc_is_a_page(pages):
+    generated = {"index", "genindex", "search", "prf-prf"}
+    extra = pages - set(toc_files()) - generated
+    assert extra == set(), f"pages not in the TOC: {sorted(extra)}"
+    assert not any(p.lower().startswith(("readme", "lincls", "tests", "benchmarks")) for p in pages)
+
+
+def test_chapters_show_their_computed_output():
+    page = (HTML / "book" / "linear_discriminants.html").read_text()
+    assert "14 of 16 gates are linearly separable" in page
+    assert "Traceback" not in page
