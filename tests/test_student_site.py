@@ -67,6 +67,9 @@ def secrets_and_public():
         secrets += [(path, ln) for ln in hw.solution_lines(nb)]
         public += [c.source for c in hw.release_notebook(nb, path).cells]
     public += [p.read_text(encoding="utf-8") for p in sorted((ROOT / "lincls").glob("*.py"))]
+    # files the student sources carry for Binder
+    for name in ("README.md", "requirements.txt", "pyproject.toml", "_toc.yml", "_config.yml"):
+        public.append((ROOT / name).read_text(encoding="utf-8"))
     public_norm = norm("\n".join(public))
     kept = [
         (src, ln.strip())
