@@ -467,6 +467,13 @@ def release(src, out):
     import nbformat
 
     root, paths = _notebooks(src)
+    out_dir = Path(out).resolve()
+    # never read an earlier release inside SRC as teacher notebooks, never overwrite one
+    if out_dir != Path(root).resolve():
+        paths = [p for p in paths if out_dir not in p.resolve().parents]
+    for path in paths:
+        if (out_dir / path.relative_to(root)).resolve() == path.resolve():
+            raise ValueError(f"{path}: refusing to overwrite a teacher notebook; OUT is SRC")
     errors, students = [], []
     for path in paths:
         try:
@@ -1147,7 +1154,7 @@ def main(argv=None):
     if args.command == "release":
         try:
             written = release(args.src, args.out)
-        except (MalformedHomework, FileNotFoundError) as exc:
+        except (MalformedHomework, FileNotFoundError, ValueError) as exc:
             print(exc, file=sys.stderr)
             return 1
         for path in written:

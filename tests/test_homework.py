@@ -380,3 +380,17 @@ def test_describe_sets_the_metadata_block(tmp_path, capsys):
     assert [c.get("outputs") for c in after.cells] == [c.get("outputs") for c in nb.cells]
     assert hw.main([*args, "0"]) == 1
     assert "minutes" in capsys.readouterr().err
+
+
+def test_release_never_overwrites_or_rereads_teacher_notebooks(tmp_path, capsys):
+    src = tmp_path / "src"
+    src.mkdir()
+    shutil.copy(TEACHER, src / "hw.ipynb")
+    before = (src / "hw.ipynb").read_bytes()
+    assert hw.main(["release", str(src), str(src)]) == 1
+    assert "refusing to overwrite" in capsys.readouterr().err
+    assert (src / "hw.ipynb").read_bytes() == before
+    # OUT inside SRC: the second release must not treat the first one as input
+    first = hw.release(src, src / "student")
+    second = hw.release(src, src / "student")
+    assert first == second == [src / "student" / "hw.ipynb"]
