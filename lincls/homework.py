@@ -673,6 +673,13 @@ def chapter_solution_lines(text):
     found = []
     for _, body, close in _solution_blocks(lines):
         found.extend(lines[body:close])
+    gated = False
+    for line in lines:  # gated {solution-start} ... {solution-end} regions
+        g = _GATED.match(line)
+        if g:
+            gated = g[2] == "start"
+        elif gated and not re.fullmatch(r"\s*(`{3,}|:{3,})\s*", line):
+            found.append(line)
     return found
 
 

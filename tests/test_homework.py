@@ -311,6 +311,7 @@ def test_strip_chapter_solutions():
     assert out.count("NOTE") == 4
     lines = hw.chapter_solution_lines(CHAPTER)
     assert "w = secret_formula(X, y)" in lines and "inner secret answer" in lines
+    assert "gated secret code" in lines
     assert hw.strip_chapter_solutions(out, note="NOTE") == out
 
 
