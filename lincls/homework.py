@@ -691,10 +691,14 @@ def make_student_sources(root=".", dest="_build/student/src", repository_url=Non
 
     Chapters keep their ``{exercise}`` blocks but each ``{solution}`` body is replaced
     by a short note; homework notebooks are replaced by their released versions (no
-    outputs). The configuration is the book's own, except the title and the execution
-    cache: the student edition reuses the teacher build's Jupyter cache, which is
-    valid because stripping solutions changes only markdown, and the cache is keyed on
-    the code cells alone.
+    outputs). The configuration is the book's own, except the title and, if given,
+    the repository URL (for the Binder links of a public student repository). With
+    ``requirements.txt``, ``pyproject.toml`` and ``lincls`` copied too, the tree can be
+    published as that repository.
+
+    :func:`build_student_site` builds it with the teacher build's Jupyter cache. That
+    is valid because stripping solutions changes only markdown, and the cache is keyed
+    on the code cells alone.
     """
     import yaml
 
@@ -731,7 +735,6 @@ def make_student_sources(root=".", dest="_build/student/src", repository_url=Non
         _strip_notebook_solutions(path)
     config = yaml.safe_load((root / "_config.yml").read_text(encoding="utf-8"))
     config["title"] = f"{config.get('title', 'Book')} (student edition)"
-    config.setdefault("execute", {})["cache"] = str(root / "_build" / ".jupyter_cache")
     if repository_url:
         config.setdefault("repository", {})["url"] = repository_url
     (dest / "_config.yml").write_text(
@@ -756,7 +759,10 @@ def build_student_site(root=".", out="_build/student", repository_url=None, flag
     """Build the student edition into ``out/html`` (sources in ``out/src``).
 
     Uses ``jupyter-book config sphinx`` to turn the configuration into Sphinx's, then
-    ``sphinx-build`` with the book's strict flags (``-n -W --keep-going``).
+    ``sphinx-build`` with the book's strict flags (``-n -W --keep-going``). The Sphinx
+    configuration gets one more setting, the teacher build's execution cache (see
+    :func:`make_student_sources`), and is removed after the build, so ``out/src`` stays
+    a clean book that can be published as the student repository.
     """
     root, out = Path(root).resolve(), Path(out).resolve()
     src = make_student_sources(root, out / "src", repository_url)
@@ -764,9 +770,16 @@ def build_student_site(root=".", out="_build/student", repository_url=None, flag
     jb = shutil.which("jupyter-book", path=str(bindir)) or "jupyter-book"
     sb = shutil.which("sphinx-build", path=str(bindir)) or "sphinx-build"
     subprocess.run([jb, "config", "sphinx", str(src)], check=True, cwd=src)
+    cache = root / "_build" / ".jupyter_cache"
+    with open(src / "conf.py", "a", encoding="utf-8") as conf:
+        conf.write("\n# the teacher build's cache: same code cells, same outputs\n")
+        conf.write(f"nb_execution_cache_path = {str(cache)!r}\n")
     flags = ["-n", "-W", "--keep-going"] if flags is None else list(flags)
     cmd = [sb, *flags, "-b", "html", "-d", str(out / "doctrees"), str(src), str(out / "html")]
-    subprocess.run(cmd, check=True, cwd=src)
+    try:
+        subprocess.run(cmd, check=True, cwd=src)
+    finally:
+        (src / "conf.py").unlink()
     return out / "html"
 
 
