@@ -395,3 +395,27 @@ def test_release_never_overwrites_or_rereads_teacher_notebooks(tmp_path, capsys)
     first = hw.release(src, src / "student")
     second = hw.release(src, src / "student")
     assert first == second == [src / "student" / "hw.ipynb"]
+
+
+def test_student_sources(tmp_path):
+    import yaml
+
+    root = tmp_path / "book-repo"
+    (root / "book" / "homework").mkdir(parents=True)
+    (root / "lincls").mkdir()
+    (root / "lincls" / "x.py").write_text("X = 1\n")
+    shutil.copy(TEACHER, root / "book" / "homework" / "hw.ipynb")
+    (root / "book" / "chapter.md").write_text(CHAPTER)
+    (root / "_toc.yml").write_text("format: jb-book\nroot: book/chapter\n")
+    (root / "_config.yml").write_text(
+        "title: T\nrepository: {url: 'https://github.com/a/b', branch: main}\n"
+    )
+    dest = hw.make_student_sources(root, tmp_path / "src", "https://github.com/a/student")
+    chapter = (dest / "book" / "chapter.md").read_text()
+    assert "secret" not in chapter and hw.STUDENT_SOLUTION_NOTE in chapter
+    student = nbformat.read(dest / "book" / "homework" / "hw.ipynb", as_version=4)
+    assert "YOUR CODE HERE" in student.cells[3].source
+    config = yaml.safe_load((dest / "_config.yml").read_text())
+    assert config["title"] == "T (student edition)"
+    assert config["repository"]["url"] == "https://github.com/a/student"
+    assert (dest / "lincls" / "x.py").exists() and (dest / "_toc.yml").exists()
