@@ -7,6 +7,9 @@ One module per chapter topic; each module's docstring names the chapter that def
 - :mod:`lincls.discriminant` — linear discriminants with given weights; separability test.
 - :mod:`lincls.metrics` — error rate, generalization error, stabilities.
 - :mod:`lincls.plotting` — ``plot_decision_regions``.
+- :mod:`lincls.stability` — Hebb, Minover (with its certificate), AdaTron; batched
+  teacher–student simulations.
+- :mod:`lincls.theory` — large-N learning curves and Gardner's capacity.
 - :mod:`lincls.homework` — student releases of the homework, answer checks, the student
   site (``python -m lincls.homework``).
 """
