@@ -52,6 +52,7 @@ __all__ = [
     "is_grade_cell",
     "is_solution_cell",
     "make_student_sources",
+    "public_lines",
     "record_answer",
     "rehearse",
     "release",
@@ -518,6 +519,21 @@ def solution_lines(nb):
                 found.extend(lines[begin + 1 : end])
         elif is_solution_cell(cell):
             found.extend(lines)
+    return found
+
+
+def public_lines(nb):
+    """The lines of a teacher notebook that students may see: the complement of
+    :func:`solution_lines` (markers excluded), computed without :func:`release`.
+    """
+    found = []
+    for cell in nb.cells:
+        lines = _source_lines(cell)
+        regions = _regions(lines, "<notebook>", None, cell.cell_type)
+        if not regions and is_solution_cell(cell):
+            continue
+        hidden = {n for _, begin, end in regions for n in range(begin, end + 1)}
+        found.extend(line for n, line in enumerate(lines) if n not in hidden)
     return found
 
 

@@ -65,7 +65,7 @@ def secrets_and_public():
     for path in sorted((ROOT / "book" / "homework").glob("*.ipynb")):
         nb = nbformat.read(path, as_version=4)
         secrets += [(path, ln) for ln in hw.solution_lines(nb)]
-        public += [c.source for c in hw.release_notebook(nb, path).cells]
+        public += hw.public_lines(nb)
     public += [p.read_text(encoding="utf-8") for p in sorted((ROOT / "lincls").glob("*.py"))]
     # files the student sources carry for Binder
     for name in ("README.md", "requirements.txt", "pyproject.toml", "_toc.yml", "_config.yml"):
