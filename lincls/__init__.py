@@ -10,6 +10,10 @@ One module per chapter topic; each module's docstring names the chapter that def
 - :mod:`lincls.stability` — Hebb, Minover (with its certificate), AdaTron; batched
   teacher–student simulations.
 - :mod:`lincls.theory` — large-N learning curves and Gardner's capacity.
+- :mod:`lincls.relaxation` — relaxation with margin (single sample and batch), fractional
+  correction.
+- :mod:`lincls.multiclass` — the linear machine, Kesler's construction, the multi-class
+  perceptron with fixed and absolute correction.
 - :mod:`lincls.homework` — student releases of the homework, answer checks, the student
   site (``python -m lincls.homework``).
 """
