@@ -18,6 +18,8 @@ One module per chapter topic; each module's docstring names the chapter that def
   correction.
 - :mod:`lincls.multiclass` — the linear machine, Kesler's construction, the multi-class
   perceptron with fixed and absolute correction.
+- :mod:`lincls.homework` — student releases of the homework, answer checks, the student
+  site (``python -m lincls.homework``).
 """
 
 from ._base import LinearClassifier, augment
