@@ -212,6 +212,12 @@ def max_margin(X, y, *, fit_intercept=True):
     (Lawson & Hanson, *Solving Least Squares Problems*, ch. 23), solved exactly by
     :func:`scipy.optimize.nnls`. Then γ = 1 / |w*|.
 
+    This is the book's one exact hard-margin solver: the optimal stability κ_opt of
+    Part III (:func:`lincls.stability.exact_optimal_stability`) and the hard-margin SVM
+    without bias of chapter "Support vector machines" are the same problem.
+    Labels ±1 are used as given (so a single class works); any other two labels are
+    mapped as by the estimators, the larger one to +1.
+
     Returns
     -------
     w : ndarray of shape (n_features + fit_intercept,)
@@ -233,13 +239,16 @@ def max_margin(X, y, *, fit_intercept=True):
     ([0.707107, 0.707107], 1.414214)
     """
     X = np.asarray(X, dtype=float)
-    y = np.where(np.asarray(y) == np.unique(y)[-1], 1.0, -1.0)
+    y = np.asarray(y)
+    if not np.isin(y, (-1, 1)).all():
+        y = np.where(y == np.unique(y)[-1], 1, -1)
+    y = y.astype(float)
     Z = y[:, None] * (np.hstack([np.ones((len(X), 1)), X]) if fit_intercept else X)
     # LDP: min |w| s.t. Z w >= 1  <=>  NNLS: min |E u - f|, u >= 0, E = [Z^T; 1^T], f = e_last
     E = np.vstack([Z.T, np.ones(len(Z))])
     f = np.zeros(E.shape[0])
     f[-1] = 1.0
-    u, _ = nnls(E, f, maxiter=50 * E.shape[1])
+    u, _ = nnls(E, f, maxiter=50 * sum(E.shape))
     r = E @ u - f
     if r[-1] > -1e-12:  # E u = f is solvable: the constraints are infeasible
         raise ValueError("The data are not linearly separable: no maximal margin exists.")
