@@ -307,9 +307,15 @@ def rosenblatt_batch(gram, n_features, *, max_epochs, order=None):
     """The plain Rosenblatt perceptron (from w = 0, step 1/N) on a batch of data sets.
 
     This is only the batched *simulation* the teacher–student experiments need; the
-    estimator of the perceptron chapter is ``lincls.perceptron.Perceptron``. Examples
-    are presented cyclically in ``order`` (default 0, 1, ..., P−1); an example with field
-    E^μ ≤ 0 triggers w ← w + S^μ ξ^μ / N. Epoch ``e`` ends a data set that made no mistake.
+    single-run reference is :class:`lincls.perceptron.Perceptron` (chapter "The
+    perceptron"). The rule is the same, but this kernel works in the dual: it keeps the
+    counts and the fields E^μ, updated by rows of the Gram matrix, and never forms w.
+    For one data set it makes the same mistakes as
+    ``Perceptron(fit_intercept=False, shuffle=False)`` on ``X[order]``, whose weights
+    (η = 1) are Σ_μ counts^μ S^μ ξ^μ, N times the w here: η only scales w (see tests).
+    Examples are presented cyclically in ``order`` (default 0, 1, ..., P−1); an example
+    with field E^μ ≤ 0 triggers w ← w + S^μ ξ^μ / N. Epoch ``e`` ends a data set that
+    made no mistake.
 
     Returns
     -------
