@@ -30,9 +30,9 @@ import math
 import numpy as np
 from scipy.optimize import nnls
 from sklearn.utils import check_random_state
-from threadpoolctl import ThreadpoolController
 
 from ._base import LinearClassifier, _check_positive
+from ._blas import one_blas_thread
 
 __all__ = [
     "Perceptron",
@@ -248,7 +248,8 @@ def max_margin(X, y, *, fit_intercept=True):
     E = np.vstack([Z.T, np.ones(len(Z))])
     f = np.zeros(E.shape[0])
     f[-1] = 1.0
-    u, _ = nnls(E, f, maxiter=50 * sum(E.shape))
+    with one_blas_thread():  # small dense problem: threads cost more than they save
+        u, _ = nnls(E, f, maxiter=50 * sum(E.shape))
     r = E @ u - f
     if r[-1] > -1e-12:  # E u = f is solvable: the constraints are infeasible
         raise ValueError("The data are not linearly separable: no maximal margin exists.")
@@ -280,18 +281,10 @@ def novikoff_bound(X, y, *, fit_intercept=True):
     return float((R / gamma) ** 2)
 
 
-_CONTROLLER = None
-
-
 def _one_blas_thread(X):
     """Run BLAS on one thread for large inputs: the loop is sequential, and small matrix
     products on several threads spend more time synchronizing than computing."""
-    global _CONTROLLER
-    if X.size < 200_000:
-        return contextlib.nullcontext()
-    if _CONTROLLER is None:
-        _CONTROLLER = ThreadpoolController()
-    return _CONTROLLER.limit(limits=1, user_api="blas")
+    return contextlib.nullcontext() if X.size < 200_000 else one_blas_thread()
 
 
 class Perceptron(LinearClassifier):

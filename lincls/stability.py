@@ -23,6 +23,7 @@ take seconds.
 import numpy as np
 
 from ._base import LinearClassifier, _check_positive
+from ._blas import one_blas_thread
 from .perceptron import max_margin
 
 __all__ = [
@@ -160,9 +161,15 @@ def exact_optimal_stability(X, y, *, fit_intercept=False):
 # Batched kernels: many data sets of the same shape in lock-step
 # ----------------------------------------------------------------------------------------
 def signed_gram(X, y):
-    """C_μν = S^μ S^ν ξ^μ · ξ^ν for one data set (2-D ``X``) or a batch (3-D ``X``)."""
+    """C_μν = S^μ S^ν ξ^μ · ξ^ν for one data set (2-D ``X``) or a batch (3-D ``X``).
+
+    The only matrix product of the stability learners: it runs on one BLAS thread
+    (:mod:`lincls._blas`), since the matrices are small. The kernels that follow
+    (``minover_batch``, ``adatron_batch``, ``rosenblatt_batch``) only add rows of C.
+    """
     Z = np.asarray(y, dtype=float)[..., None] * np.asarray(X, dtype=float)
-    return Z @ np.swapaxes(Z, -1, -2)
+    with one_blas_thread():
+        return Z @ np.swapaxes(Z, -1, -2)
 
 
 def _history_dict(history):
