@@ -9,28 +9,16 @@ intercept and so solves a different problem).
 """
 
 import numpy as np
-from scipy.optimize import nnls
 from sklearn.svm import LinearSVC
 
 from benchmarks._harness import Case
 from lincls.datasets import teacher_student
-from lincls.stability import AdaTron, Minover
-
-
-def _kappa_opt(X, y):
-    Z = y[:, None] * X
-    P, N = Z.shape
-    E = np.vstack([Z.T, np.ones(P)])
-    f = np.zeros(N + 1)
-    f[-1] = 1.0
-    a, _ = nnls(E, f, maxiter=50 * P)
-    r = E @ a - f
-    return 1.0 / np.linalg.norm(r[:N] / r[N])
+from lincls.stability import AdaTron, Minover, exact_optimal_stability
 
 
 def cases():
     X, y, _ = teacher_student(1000, 200, random_state=0)
-    kappa_opt = _kappa_opt(X, y)
+    kappa_opt = exact_optimal_stability(X, y)[0]
 
     def kappa(w):
         w = np.ravel(w)

@@ -1,6 +1,7 @@
 """Small dense linear algebra on one BLAS thread.
 
-Used by ``lincls.pca``, ``lincls.svm`` and ``lincls.multiclass``. Their BLAS calls
+Used by ``lincls.pca``, ``lincls.svm``, ``lincls.multiclass``, ``lincls.perceptron``
+(``max_margin`` and large fits) and ``lincls.stability`` (``signed_gram``). Their BLAS calls
 are small (matrices of size n_features); splitting such a call over several threads
 costs more in start-up and synchronization than it saves, and on a busy machine the
 threads of many processes compete for the same cores. Below about 10⁹ floating-point

@@ -30,9 +30,9 @@ import math
 import numpy as np
 from scipy.optimize import nnls
 from sklearn.utils import check_random_state
-from threadpoolctl import ThreadpoolController
 
 from ._base import LinearClassifier, _check_positive
+from ._blas import one_blas_thread
 
 __all__ = [
     "Perceptron",
@@ -212,6 +212,12 @@ def max_margin(X, y, *, fit_intercept=True):
     (Lawson & Hanson, *Solving Least Squares Problems*, ch. 23), solved exactly by
     :func:`scipy.optimize.nnls`. Then γ = 1 / |w*|.
 
+    This is the book's one exact hard-margin solver: the optimal stability κ_opt of
+    Part III (:func:`lincls.stability.exact_optimal_stability`) and the hard-margin SVM
+    without bias of chapter "Support vector machines" are the same problem.
+    Labels ±1 are used as given (so a single class works); any other two labels are
+    mapped as by the estimators, the larger one to +1.
+
     Returns
     -------
     w : ndarray of shape (n_features + fit_intercept,)
@@ -233,13 +239,17 @@ def max_margin(X, y, *, fit_intercept=True):
     ([0.707107, 0.707107], 1.414214)
     """
     X = np.asarray(X, dtype=float)
-    y = np.where(np.asarray(y) == np.unique(y)[-1], 1.0, -1.0)
+    y = np.asarray(y)
+    if not np.isin(y, (-1, 1)).all():
+        y = np.where(y == np.unique(y)[-1], 1, -1)
+    y = y.astype(float)
     Z = y[:, None] * (np.hstack([np.ones((len(X), 1)), X]) if fit_intercept else X)
     # LDP: min |w| s.t. Z w >= 1  <=>  NNLS: min |E u - f|, u >= 0, E = [Z^T; 1^T], f = e_last
     E = np.vstack([Z.T, np.ones(len(Z))])
     f = np.zeros(E.shape[0])
     f[-1] = 1.0
-    u, _ = nnls(E, f, maxiter=50 * E.shape[1])
+    with one_blas_thread():  # small dense problem: threads cost more than they save
+        u, _ = nnls(E, f, maxiter=50 * sum(E.shape))
     r = E @ u - f
     if r[-1] > -1e-12:  # E u = f is solvable: the constraints are infeasible
         raise ValueError("The data are not linearly separable: no maximal margin exists.")
@@ -271,18 +281,10 @@ def novikoff_bound(X, y, *, fit_intercept=True):
     return float((R / gamma) ** 2)
 
 
-_CONTROLLER = None
-
-
 def _one_blas_thread(X):
     """Run BLAS on one thread for large inputs: the loop is sequential, and small matrix
     products on several threads spend more time synchronizing than computing."""
-    global _CONTROLLER
-    if X.size < 200_000:
-        return contextlib.nullcontext()
-    if _CONTROLLER is None:
-        _CONTROLLER = ThreadpoolController()
-    return _CONTROLLER.limit(limits=1, user_api="blas")
+    return contextlib.nullcontext() if X.size < 200_000 else one_blas_thread()
 
 
 class Perceptron(LinearClassifier):

@@ -21,9 +21,10 @@ take seconds.
 """
 
 import numpy as np
-from scipy.optimize import nnls
 
-from ._base import LinearClassifier, _check_positive, augment
+from ._base import LinearClassifier, _check_positive
+from ._blas import one_blas_thread
+from .perceptron import max_margin
 
 __all__ = [
     "Hebb",
@@ -124,13 +125,15 @@ def adatron_step(strengths, fields, gram, mu, learning_rate=1.0):
 
 
 def exact_optimal_stability(X, y, *, fit_intercept=False):
-    """κ_opt and its weights exactly, as a least-distance problem solved by NNLS.
+    """κ_opt and its weights exactly: :func:`lincls.perceptron.max_margin` in Part III's terms.
 
     The perceptron of optimal stability is u minimizing |u| subject to S^μ u · ξ^μ ≥ 1;
-    then κ_opt = 1/|u|. This least-distance problem is solved exactly by non-negative
-    least squares (Lawson & Hanson 1974, ch. 23): with Z the rows S^μ ξ^μ, minimize
-    |E a − f| over a ≥ 0, E = [Zᵀ; 1ᵀ], f = (0, …, 0, 1); then u = −r_{1..N} / r_{N+1}
-    with r = E a − f. Used by the tests and the chapters as the reference optimum.
+    then κ_opt = 1/|u|. This least-distance problem is the maximal-margin problem of
+    chapter "Convergence of the perceptron", solved exactly (NNLS, Lawson & Hanson 1974,
+    ch. 23) by :func:`lincls.perceptron.max_margin`; this function only changes the
+    conventions: no bias by default, the weights scaled so that min_μ S^μ u · ξ^μ = 1,
+    and ``-inf`` instead of an error on non-separable data. Used by the tests and the
+    chapters as the reference optimum.
 
     Returns
     -------
@@ -147,28 +150,26 @@ def exact_optimal_stability(X, y, *, fit_intercept=False):
     (1.0, True)
     """
     X = np.asarray(X, dtype=float)
-    if fit_intercept:
-        X = augment(X)
-    Z = np.asarray(y, dtype=float)[:, None] * X
-    P, N = Z.shape
-    E = np.vstack([Z.T, np.ones(P)])
-    f = np.zeros(N + 1)
-    f[-1] = 1.0
-    a, _ = nnls(E, f, maxiter=50 * (P + N))
-    r = E @ a - f
-    if abs(r[N]) < 1e-12:  # the origin lies in the hull: no separating direction
-        return -np.inf, np.zeros(N)
-    u = -r[:N] / r[N]
-    return float(1.0 / np.linalg.norm(u)), u
+    try:
+        w, kappa = max_margin(X, y, fit_intercept=fit_intercept)
+    except ValueError:  # the origin lies in the hull: no separating direction
+        return -np.inf, np.zeros(X.shape[1] + bool(fit_intercept))
+    return kappa, w / kappa
 
 
 # ----------------------------------------------------------------------------------------
 # Batched kernels: many data sets of the same shape in lock-step
 # ----------------------------------------------------------------------------------------
 def signed_gram(X, y):
-    """C_μν = S^μ S^ν ξ^μ · ξ^ν for one data set (2-D ``X``) or a batch (3-D ``X``)."""
+    """C_μν = S^μ S^ν ξ^μ · ξ^ν for one data set (2-D ``X``) or a batch (3-D ``X``).
+
+    The only matrix product of the stability learners: it runs on one BLAS thread
+    (:mod:`lincls._blas`), since the matrices are small. The kernels that follow
+    (``minover_batch``, ``adatron_batch``, ``rosenblatt_batch``) only add rows of C.
+    """
     Z = np.asarray(y, dtype=float)[..., None] * np.asarray(X, dtype=float)
-    return Z @ np.swapaxes(Z, -1, -2)
+    with one_blas_thread():
+        return Z @ np.swapaxes(Z, -1, -2)
 
 
 def _history_dict(history):
@@ -313,9 +314,15 @@ def rosenblatt_batch(gram, n_features, *, max_epochs, order=None):
     """The plain Rosenblatt perceptron (from w = 0, step 1/N) on a batch of data sets.
 
     This is only the batched *simulation* the teacher–student experiments need; the
-    estimator of the perceptron chapter is ``lincls.perceptron.Perceptron``. Examples
-    are presented cyclically in ``order`` (default 0, 1, ..., P−1); an example with field
-    E^μ ≤ 0 triggers w ← w + S^μ ξ^μ / N. Epoch ``e`` ends a data set that made no mistake.
+    single-run reference is :class:`lincls.perceptron.Perceptron` (chapter "The
+    perceptron"). The rule is the same, but this kernel works in the dual: it keeps the
+    counts and the fields E^μ, updated by rows of the Gram matrix, and never forms w.
+    For one data set it makes the same mistakes as
+    ``Perceptron(fit_intercept=False, shuffle=False)`` on ``X[order]``, whose weights
+    (η = 1) are Σ_μ counts^μ S^μ ξ^μ, N times the w here: η only scales w (see tests).
+    Examples are presented cyclically in ``order`` (default 0, 1, ..., P−1); an example
+    with field E^μ ≤ 0 triggers w ← w + S^μ ξ^μ / N. Epoch ``e`` ends a data set that
+    made no mistake.
 
     Returns
     -------

@@ -222,6 +222,16 @@ def test_max_margin_against_closed_form_and_kkt():
         max_margin(*logic_gate("xor"))
 
 
+def test_max_margin_keeps_the_sign_of_a_single_class():
+    """Labels ±1 are taken as given: one class of -1 points is not turned into +1."""
+    X = np.array([[1.0, 1.0], [1.0, -1.0]])
+    w, gamma = max_margin(X, [-1, -1], fit_intercept=False)
+    np.testing.assert_allclose(w, [-1.0, 0.0], atol=1e-12)
+    assert gamma == pytest.approx(1.0)
+    w_plus, _ = max_margin(X, [1, 1], fit_intercept=False)
+    np.testing.assert_allclose(w_plus, -w, atol=1e-12)
+
+
 @pytest.mark.parametrize("seed", range(12))
 def test_novikoff_bound_holds(seed):
     rng = np.random.default_rng(seed)

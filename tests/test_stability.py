@@ -15,6 +15,7 @@ from threadpoolctl import threadpool_limits
 from lincls import theory
 from lincls.datasets import random_labels, teacher_student
 from lincls.metrics import generalization_error, stabilities
+from lincls.perceptron import Perceptron, perceptron_trace
 from lincls.stability import (
     AdaTron,
     Hebb,
@@ -159,6 +160,23 @@ def test_rosenblatt_batch_separates_and_matches_loop():
                     w += y[b, mu] * X[b, mu] / 20
         np.testing.assert_allclose(w_batch, w, atol=1e-10)
         assert np.all(y[b] * (X[b] @ w) > 0)
+
+
+def test_rosenblatt_batch_row_is_the_perceptron_of_part_ii():
+    """One batch row makes the mistakes of lincls.perceptron.Perceptron on the same data."""
+    sets = [teacher_student(60, 15, random_state=20 + s) for s in range(3)]
+    X = np.array([s[0] for s in sets])
+    y = np.array([s[1] for s in sets], dtype=float)
+    order = np.random.default_rng(1).permutation(60)
+    res = rosenblatt_batch(signed_gram(X, y), 15, max_epochs=1000, order=order)
+    for b in range(3):
+        clf = Perceptron(fit_intercept=False, shuffle=False).fit(X[b, order], y[b, order])
+        _, corrected = perceptron_trace(X[b, order], y[b, order], fit_intercept=False)
+        np.testing.assert_array_equal(res["counts"][b, order],
+                                      np.bincount(corrected, minlength=60))
+        assert res["n_epochs"][b] == clf.n_iter_ and res["converged"][b] == clf.converged_
+        w_batch = (res["counts"][b] * y[b]) @ X[b] / 15
+        np.testing.assert_allclose(15 * w_batch, clf.coef_.ravel(), rtol=1e-12, atol=1e-10)
 
 
 def test_hebb_closed_form():

@@ -6,13 +6,13 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from scipy.optimize import nnls
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.preprocessing import StandardScaler
 from sklearn.svm import SVC, LinearSVC
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from lincls.datasets import load_breast_cancer, load_digits_4_vs_9, load_iris, teacher_student
+from lincls.perceptron import max_margin
 from lincls.svm import LinearSVM, dual_objective, primal_objective, smo_pair_update
 
 
@@ -118,12 +118,9 @@ def test_no_bias_hard_margin_is_the_least_distance_solution():
     """The perceptron of optimal stability = hard margin without bias = min |w| s.t. y w·x ≥ 1."""
     X, y, _ = teacher_student(120, 10, random_state=3)
     svm = LinearSVM(C=np.inf, fit_intercept=False, tol=1e-8).fit(X, y)
-    # least-distance programming by NNLS (Lawson & Hanson): min |w| s.t. G w >= h
-    G, h = y[:, None] * X, np.ones(len(y))
-    E = np.vstack([G.T, h])
-    u, _ = nnls(E, np.r_[np.zeros(X.shape[1]), 1.0])
-    r = E @ u - np.r_[np.zeros(X.shape[1]), 1.0]
-    w_exact = -r[:-1] / r[-1]
+    # least-distance programming by NNLS (Lawson & Hanson): min |w| s.t. y_i w·x_i >= 1
+    w_unit, gamma = max_margin(X, y, fit_intercept=False)
+    w_exact = w_unit / gamma
     np.testing.assert_allclose(svm.coef_.ravel(), w_exact, rtol=1e-6, atol=1e-8)
     kappa = y * (X @ w_exact) / np.linalg.norm(w_exact)
     assert svm.margin_ == pytest.approx(kappa.min(), rel=1e-6)
