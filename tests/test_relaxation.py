@@ -45,6 +45,8 @@ def normalized(X, y):
     Relaxation(max_iter=100, random_state=0),
     Relaxation(mode="batch", eta=0.05, max_iter=100),
 ])
+# scikit-learn's checks fit capped runs on data that need more epochs: that warning is expected
+@pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
 def test_sklearn_compatible(estimator, check):
     check(estimator)
 
