@@ -25,7 +25,8 @@ HTML = ROOT / "_build" / "html"
 VENDOR = ROOT / ".venv" / "vendor"
 SCREENSHOTS = ROOT / "_build" / "screenshots"
 CDN = re.compile(r"^https://cdn\.jsdelivr\.net/npm/((?:@[^/]+/)?[^/@]+)@([^/]+)/([^?#]*)")
-# Other CDN folders the site's scripts load (the HTML manager adds Font Awesome 4.4), and the npm package@version they hold.
+# Other CDN folders the site's scripts load (the HTML manager adds Font Awesome 4.4),
+# and the npm package@version they hold.
 MIRRORS = {"https://maxcdn.bootstrapcdn.com/font-awesome/4.4.0/": "font-awesome@4.4.0/"}
 SKIP_DIRS = {"_static", "_sources", "_images", "_sphinx_design_static"}
 
@@ -126,6 +127,15 @@ def open_page(offline, server, name, query=""):
     return page, problems
 
 
+# How many of each checked thing the pages had, so that a selector gone stale cannot
+# make the checks pass by finding nothing.
+SEEN = {"math": 0, "images": 0, "widgets": 0, "animations": 0, "dropdowns": 0, "links": 0}
+
+
+def count(page, what, selector):
+    SEEN[what] += page.locator(selector).count()
+
+
 def typeset(page):
     """Wait for MathJax, if the page loads it, to finish typesetting; return what is wrong."""
     if page.locator("script[src*='mathjax']").count() == 0:
@@ -136,19 +146,22 @@ def typeset(page):
     return page.evaluate(r"""() => {
         const problems = [];
         const errors = document.querySelectorAll('mjx-merror, [data-mjx-error]');
-        for (const e of errors) problems.push('MathJax error: ' + (e.getAttribute('data-mjx-error') || e.textContent));
+        for (const e of errors)
+            problems.push('MathJax error: ' + (e.getAttribute('data-mjx-error') || e.textContent));
         const main = document.querySelector('main').cloneNode(true);
-        main.querySelectorAll('pre, code, script, style, mjx-container, mjx-assistive-mml, textarea')
-            .forEach(e => e.remove());
+        const skip = 'pre, code, script, style, mjx-container, mjx-assistive-mml, textarea';
+        main.querySelectorAll(skip).forEach(e => e.remove());
         const text = main.textContent;
         for (const raw of ['$$', '\\(', '\\)', '\\[', '\\begin{'])
             if (text.includes(raw)) {
                 const at = text.indexOf(raw);
-                problems.push('untypeset math ' + JSON.stringify(text.slice(Math.max(0, at - 40), at + 40)));
+                const around = text.slice(Math.max(0, at - 40), at + 40);
+                problems.push('untypeset math ' + JSON.stringify(around));
             }
         const math = document.querySelectorAll('main .math').length;
         const typeset = document.querySelectorAll('main .math mjx-container').length;
-        if (typeset < math) problems.push(`${math - typeset} of ${math} .math elements not typeset`);
+        if (typeset < math)
+            problems.push(`${math - typeset} of ${math} .math elements not typeset`);
         return problems;
     }""")
 
@@ -171,10 +184,13 @@ def widgets(page):
               + '.widget-inline-hbox, .jupyter-widgets.widget-output').length > 0""", arg=views)
     return page.evaluate("""() => {
         const problems = [];
-        for (const s of document.querySelectorAll('script[type="application/vnd.jupyter.widget-view+json"]')) {
+        const views = 'script[type="application/vnd.jupyter.widget-view+json"]';
+        for (const s of document.querySelectorAll(views)) {
+            const area = w => w.getBoundingClientRect().width * w.getBoundingClientRect().height;
             const shown = [...s.parentElement.querySelectorAll('.jupyter-widgets')]
-                .filter(w => w.getBoundingClientRect().width > 0 && w.getBoundingClientRect().height > 0);
-            if (!shown.length) problems.push('widget view not rendered: ' + s.textContent.slice(0, 80));
+                .filter(w => area(w) > 0);
+            if (!shown.length)
+                problems.push('widget view not rendered: ' + s.textContent.slice(0, 80));
             if (/Error displaying widget/.test(s.parentElement.textContent))
                 problems.push('widget error: ' + s.parentElement.textContent.slice(0, 120));
         }
@@ -225,7 +241,8 @@ def dropdowns(page):
 def links(page, server, name):
     """Every link into the site points to an existing file and, with #anchor, an existing id."""
     problems = []
-    for href in set(page.evaluate("() => [...document.querySelectorAll('a[href]')].map(a => a.href)")):
+    hrefs = page.evaluate("() => [...document.querySelectorAll('a[href]')].map(a => a.href)")
+    for href in set(hrefs):
         if not href.startswith(server):
             continue
         parts = urlsplit(href)
@@ -234,7 +251,8 @@ def links(page, server, name):
             path = path / "index.html"
         if not path.is_file():
             problems.append(f"broken link {href}")
-        elif parts.fragment and path.suffix == ".html" and unquote(parts.fragment) not in anchors(path):
+        elif (parts.fragment and path.suffix == ".html"
+              and unquote(parts.fragment) not in anchors(path)):
             problems.append(f"broken anchor {href}")
     return problems
 
@@ -243,6 +261,12 @@ def links(page, server, name):
 def test_page(offline, server, name):
     page, problems = open_page(offline, server, name)
     try:
+        for what, selector in [
+                ("math", "main mjx-container"), ("images", "img"),
+                ("widgets", "main .jupyter-widgets"), ("animations", "div.animation"),
+                ("dropdowns", "main div.admonition.dropdown, main details"),
+                ("links", "a.reference.internal")]:
+            count(page, what, selector)
         found = typeset(page) + images(page) + widgets(page) + animations(page)
         if name in screenshot_pages():
             SCREENSHOTS.mkdir(parents=True, exist_ok=True)
@@ -253,6 +277,11 @@ def test_page(offline, server, name):
     finally:
         page.close()
     assert found == [], "\n".join(found)
+
+
+def test_the_checks_saw_every_kind_of_content():
+    """The site has math, images, widgets, an animation, dropdowns and cross-references."""
+    assert all(SEEN.values()), SEEN
 
 
 def test_screenshots_cover_every_part(offline, server):

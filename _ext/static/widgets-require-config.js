@@ -5,7 +5,7 @@
 (function () {
   var dist = "https://cdn.jsdelivr.net/npm/@jupyter-widgets/html-manager@1.0.15/dist";
   var paths = {"@jupyter-widgets/html-manager/dist": dist};
-  ["base", "base7", "controls", "controls7", "html-manager"].forEach(function (name) {
+  ["base", "base7", "controls", "controls7", "output", "html-manager"].forEach(function (name) {
     paths["@jupyter-widgets/" + name] = dist + "/" + name;
   });
   require.config({paths: paths});
