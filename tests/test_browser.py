@@ -31,9 +31,13 @@ MIRRORS = {"https://maxcdn.bootstrapcdn.com/font-awesome/4.4.0/": "font-awesome@
 SKIP_DIRS = {"_static", "_sources", "_images", "_sphinx_design_static"}
 
 pytestmark = pytest.mark.browser
-require_chromium()
-require((VENDOR / ".installed").exists(),
-        "local copies of the CDN assets are missing: run `make browser` (needs npm)")
+
+
+@pytest.fixture(scope="module", autouse=True)
+def requirements():
+    require_chromium()
+    require((VENDOR / ".installed").exists(),
+            "local copies of the CDN assets are missing: run `make browser` (needs npm)")
 
 
 def site_pages():

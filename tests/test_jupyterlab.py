@@ -35,7 +35,11 @@ SCREENSHOTS = ROOT / "_build" / "screenshots"
 RUN_TIMEOUT_MS = int(os.environ.get("LAB_RUN_TIMEOUT_MS", 180_000))  # all cells of a chapter
 
 pytestmark = pytest.mark.browser
-require_chromium()
+
+
+@pytest.fixture(scope="module", autouse=True)
+def requirements():
+    require_chromium()
 
 
 def code_cells(path):
