@@ -1,0 +1,209 @@
+"""Adaline: gradient descent on the squared error (the Widrow–Hoff / LMS rule).
+
+Defined in chapter "Adaline and gradient descent" (``book/adaline.md``).
+
+Adaline keeps the perceptron's linear unit but learns from the *activation* w · x
+itself rather than from its sign: it minimizes the squared error between the labels
+y ∈ {-1, +1} and the activations by gradient descent. One class covers the three
+schedules of the chapter: full-batch gradient descent (``batch_size=None``), online
+Widrow–Hoff LMS (``batch_size=1``) and mini-batch learning (``batch_size=k``).
+"""
+
+import numpy as np
+from sklearn.utils import check_random_state
+
+from ._base import LinearClassifier, _check_positive
+
+__all__ = ["Adaline", "mse_loss", "mse_gradient", "adaline_step"]
+
+
+def mse_loss(w, X, y):
+    """The mean squared error loss L(w) = 1/(2M) Σ (y − w · x)², eq. (adaline-loss).
+
+    Examples
+    --------
+    >>> mse_loss(np.zeros(2), np.eye(2), np.array([1.0, -1.0]))
+    0.5
+    """
+    residual = y - X @ w
+    return 0.5 * float(residual @ residual) / len(y)
+
+
+def mse_gradient(w, X, y):
+    """The gradient ∇L(w) = −1/M Σ (y − w · x) x of the mean squared error, eq. (adaline-gradient).
+
+    Examples
+    --------
+    >>> mse_gradient(np.zeros(2), np.eye(2), np.array([1.0, -1.0]))
+    array([-0.5,  0.5])
+    """
+    residual = y - X @ w
+    return -(X.T @ residual) / len(y)
+
+
+def adaline_step(w, X, y, eta):
+    """One Adaline step on a batch (X, y): w ← w − η ∇L(w), eq. (adaline-step).
+
+    With a single sample this is the Widrow–Hoff rule w ← w + η (y − w · x) x.
+
+    Examples
+    --------
+    >>> adaline_step(np.zeros(2), np.array([[1.0, 2.0]]), np.array([1.0]), eta=0.1)
+    array([0.1, 0.2])
+    """
+    return w - eta * mse_gradient(w, X, y)
+
+
+class Adaline(LinearClassifier):
+    """Adaline (ADAptive LINear Element): gradient descent on the squared error.
+
+    Minimizes the mean squared error between the labels y ∈ {-1, +1} and the linear
+    activations,
+
+        L(w) = 1/(2M) Σ_i (y_i − w · x̃_i)²,
+
+    by gradient descent over batches of the training set and predicts ``sign(w · x̃)``.
+
+    Parameters
+    ----------
+    eta : float, default=0.01
+        The learning rate η > 0 (α(0) when ``eta_decay=True``). Because the gradient is
+        averaged over the samples of a batch, η does not scale with the data size.
+    max_iter : int, default=1000
+        Maximum number of epochs (passes over the training set).
+    batch_size : int or None, default=None
+        ``None``: full-batch gradient descent, one step per epoch. ``1``: online
+        Widrow–Hoff LMS, one step per sample. ``k``: mini-batches of ``k`` samples
+        (``k`` ≥ the number of samples is full-batch gradient descent).
+    eta_decay : bool, default=False
+        If true, the k-th step (k = 1, 2, ... counted over all epochs) uses the
+        decaying learning rate α(k) = α(0)/k with α(0) = ``eta``.
+    tol : float, default=1e-6
+        Stop when the norm of the full gradient ‖∇L(w)‖ at the end of an epoch is at
+        most ``tol`` (the first-order optimality condition of the convex loss).
+    shuffle : bool, default=True
+        Whether to visit the samples in a new random order every epoch (only matters
+        when ``batch_size`` is not ``None``).
+    random_state : int, RandomState instance or None, default=None
+        Seed of the shuffling.
+    fit_intercept : bool, default=True
+        Learn a bias through the clamped input x̃ = (1, x).
+
+    Attributes
+    ----------
+    coef_ : ndarray of shape (1, n_features)
+    intercept_ : ndarray of shape (1,)
+    classes_ : ndarray of shape (2,)
+    n_features_in_ : int
+    n_iter_ : int
+        Number of epochs run.
+    t_ : int
+        Number of weight updates (steps) made.
+    converged_ : bool
+        Whether ‖∇L(w)‖ ≤ ``tol`` was reached within ``max_iter`` epochs.
+    history_ : dict of ndarray
+        Per epoch: ``"loss"`` (the loss L(w) after the epoch) and ``"errors"`` (the
+        number of training samples with y (w · x̃) ≤ 0).
+
+    Notes
+    -----
+    Many texts sum the squared errors instead, L_sum = M L; a step with learning
+    rate η_sum equals our step with η = M η_sum. With mean gradients one η serves data
+    sets of every size. If the loss stops being finite (η too large), the fit stops,
+    keeps the last finite weights and warns with a ``ConvergenceWarning``.
+
+    References
+    ----------
+    B. Widrow and M. E. Hoff, "Adaptive switching circuits", IRE WESCON Convention
+    Record 4, 96–104 (1960).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from lincls.adaline import Adaline
+    >>> X = np.array([[0.0, 0.0], [0.0, 1.0], [1.0, 0.0], [1.0, 1.0]])
+    >>> y = np.array([-1, -1, -1, 1])                      # the AND gate
+    >>> clf = Adaline(eta=0.5, max_iter=5000).fit(X, y)
+    >>> clf.predict(X).tolist(), clf.converged_
+    ([-1, -1, -1, 1], True)
+    >>> np.round(clf.weights_, 4).tolist()                 # the least-squares weights
+    [-1.5, 1.0, 1.0]
+    """
+
+    def __init__(self, *, eta=0.01, max_iter=1000, batch_size=None, eta_decay=False, tol=1e-6,
+                 shuffle=True, random_state=None, fit_intercept=True):
+        self.eta = eta
+        self.max_iter = max_iter
+        self.batch_size = batch_size
+        self.eta_decay = eta_decay
+        self.tol = tol
+        self.shuffle = shuffle
+        self.random_state = random_state
+        self.fit_intercept = fit_intercept
+
+    def _validate_params(self):
+        super()._validate_params()
+        _check_positive("eta", self.eta)
+        _check_positive("max_iter", self.max_iter, integer=True)
+        if self.batch_size is not None:
+            _check_positive("batch_size", self.batch_size, integer=True)
+        for name in ("eta_decay", "shuffle"):
+            if not isinstance(getattr(self, name), (bool, np.bool_)):
+                raise ValueError(f"{name} must be True or False; got {getattr(self, name)!r}.")
+        tol = self.tol
+        if isinstance(tol, bool) or not isinstance(tol, (int, float, np.integer, np.floating)) \
+                or not 0 <= tol < np.inf:
+            raise ValueError(f"tol must be a non-negative finite number; got {tol!r}.")
+
+    def _learning_rate(self, step):
+        """α(k) = α(0)/k with decay, else the constant η."""
+        return self.eta / step if self.eta_decay else self.eta
+
+    def _fit_augmented(self, X, y):
+        n_samples = X.shape[0]
+        full_batch = self.batch_size is None or self.batch_size >= n_samples
+        rng = check_random_state(self.random_state)
+        w = np.zeros(X.shape[1])
+        gradient = mse_gradient(w, X, y)
+        losses, errors = [], []
+        step, self.converged_, diverged = 0, False, False
+        with np.errstate(over="ignore", invalid="ignore"):
+            for _epoch in range(self.max_iter):
+                if full_batch:  # adaline_step on all samples, reusing the gradient below
+                    step += 1
+                    w_new = w - self._learning_rate(step) * gradient
+                else:
+                    order = rng.permutation(n_samples) if self.shuffle else np.arange(n_samples)
+                    w_new = w
+                    for start in range(0, n_samples, self.batch_size):
+                        batch = order[start:start + self.batch_size]
+                        step += 1
+                        w_new = adaline_step(w_new, X[batch], y[batch], self._learning_rate(step))
+                activation = X @ w_new
+                residual = y - activation
+                loss = 0.5 * float(residual @ residual) / n_samples
+                if not (np.isfinite(loss) and np.all(np.isfinite(w_new))):
+                    diverged = True
+                    break
+                w = w_new
+                losses.append(loss)
+                errors.append(int(np.count_nonzero(y * activation <= 0)))
+                gradient = -(X.T @ residual) / n_samples
+                if np.linalg.norm(gradient) <= self.tol:
+                    self.converged_ = True
+                    break
+        self.n_iter_ = len(losses)
+        self.t_ = step
+        self.history_ = {"loss": np.array(losses), "errors": np.array(errors, dtype=int)}
+        if diverged:
+            self._not_converged(
+                f"Adaline diverged in epoch {len(losses) + 1}: the loss is no longer finite. "
+                f"The learning rate eta={self.eta!r} is too large for these data; lower it or "
+                "standardize the features. The last finite weights are kept."
+            )
+        elif not self.converged_:
+            self._not_converged(
+                f"Adaline did not reach ||grad L|| <= tol={self.tol!r} within max_iter="
+                f"{self.max_iter} epochs (eta={self.eta!r}); increase max_iter or adjust eta."
+            )
+        return w

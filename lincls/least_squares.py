@@ -1,0 +1,263 @@
+"""Minimum squared error: the pseudo-inverse solution and the Ho–Kashyap procedure.
+
+Defined in chapter "Minimum squared error" (``book/least_squares.md``).
+
+Following Duda, Hart and Stork, each sample is augmented and "normalized" (multiplied
+by its label), giving the rows y_i = ℓ_i x̃_i of a matrix Y. A separating vector a
+satisfies Y a > 0. Minimum squared error replaces these inequalities by the equations
+Y a = b for a positive margin vector b and solves them in the least-squares sense;
+Ho–Kashyap also adapts b, and so either finds a separating vector or proves that none
+exists.
+"""
+
+import numpy as np
+import scipy.linalg
+
+from ._base import LinearClassifier, _check_positive
+
+__all__ = ["LeastSquares", "HoKashyap", "normalized_samples", "mse_solution", "ho_kashyap_step"]
+
+
+def normalized_samples(X, y):
+    """The matrix Y whose rows are the augmented samples times their labels, y_i x̃_i.
+
+    Examples
+    --------
+    >>> normalized_samples(np.array([[1.0, 2.0], [3.0, 1.0]]), np.array([1.0, -1.0]))
+    array([[ 1.,  2.],
+           [-3., -1.]])
+    """
+    return y[:, None] * X
+
+
+def mse_solution(Y, b):
+    """The minimum-norm minimizer of ‖Y a − b‖², a = Y⁺ b, eq. (mse-solution).
+
+    Solved by :func:`scipy.linalg.lstsq` with LAPACK's ``gelsy`` (a QR factorization
+    with column pivoting): no normal equations, no explicit inverse, and a rank-deficient
+    Y gives the minimum-norm solution.
+
+    Examples
+    --------
+    >>> mse_solution(np.array([[1.0, 0.0], [0.0, 2.0]]), np.array([1.0, 1.0]))
+    array([1. , 0.5])
+    """
+    return _lstsq(Y, b)[0]
+
+
+def _lstsq(Y, b, overwrite=False):
+    """``(a, rank)`` of the least-squares problem; ``overwrite`` lets LAPACK reuse Y."""
+    a, _, rank, _ = scipy.linalg.lstsq(Y, b, check_finite=False, overwrite_a=overwrite,
+                                       lapack_driver="gelsy")
+    return a, int(rank)
+
+
+def ho_kashyap_step(a, b, Y, Y_pinv, eta):
+    """One Ho–Kashyap step, eq. (ho-kashyap): raise b where Y a exceeds it, then re-solve.
+
+    e = Y a − b,   b ← b + η (e + |e|),   a ← Y⁺ b.   Returns ``(a, b, e)``.
+
+    Examples
+    --------
+    >>> Y = np.eye(2)
+    >>> ho_kashyap_step(np.array([2.0, 1.0]), np.ones(2), Y, Y, 0.5)[1]
+    array([2., 1.])
+    """
+    e = Y @ a - b
+    b = b + eta * (e + np.abs(e))
+    return Y_pinv @ b, b, e
+
+
+def _check_fraction(name, value, low, high):
+    ok = isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(value, bool)
+    if not ok or not low < value < high:
+        raise ValueError(f"{name} must be a number in the open interval ({low}, {high}); "
+                         f"got {value!r}.")
+
+
+def _check_tol(tol):
+    if isinstance(tol, bool) or not isinstance(tol, (int, float, np.integer, np.floating)) \
+            or not 0 <= tol < np.inf:
+        raise ValueError(f"tol must be a non-negative finite number; got {tol!r}.")
+
+
+class LeastSquares(LinearClassifier):
+    """Minimum-squared-error classifier: the pseudo-inverse solution a = Y⁺ b.
+
+    Finds the weight vector a (bias first) minimizing ‖Y a − b‖², where the rows of Y
+    are the augmented samples multiplied by their labels ±1 and b is the margin vector.
+    With all margins 1 this is linear regression on the labels ±1.
+
+    Parameters
+    ----------
+    margins : array-like of shape (n_samples,) or None, default=None
+        The margin vector b > 0, one entry per training sample; ``None`` means all ones.
+    fit_intercept : bool, default=True
+        Learn a bias through the clamped input x̃ = (1, x).
+
+    Attributes
+    ----------
+    coef_ : ndarray of shape (1, n_features)
+    intercept_ : ndarray of shape (1,)
+    classes_ : ndarray of shape (2,)
+    n_features_in_ : int
+    margins_ : ndarray of shape (n_samples,)
+        The margin vector b used.
+    residual_ : ndarray of shape (n_samples,)
+        The error vector e = Y a − b.
+    rank_ : int
+        The rank of Y.
+
+    Notes
+    -----
+    The minimizer satisfies the normal equations Yᵀ Y a = Yᵀ b. We do not form YᵀY
+    (that squares the condition number) but solve the least-squares problem directly with
+    :func:`scipy.linalg.lstsq`; when Y has dependent columns it returns the minimum-norm
+    solution, which is Y⁺ b for the Moore–Penrose pseudo-inverse Y⁺.
+
+    References
+    ----------
+    R. O. Duda, P. E. Hart and D. G. Stork, *Pattern Classification*, 2nd ed., Wiley
+    (2001), §5.8.
+
+    Examples
+    --------
+    The worked example of Duda, Hart and Stork (§5.8.1):
+
+    >>> import numpy as np
+    >>> from lincls.least_squares import LeastSquares
+    >>> X = np.array([[1.0, 2.0], [2.0, 0.0], [3.0, 1.0], [2.0, 3.0]])
+    >>> y = np.array([1, 1, 2, 2])                        # ω1 = class 1, ω2 = class 2
+    >>> clf = LeastSquares().fit(X, y)
+    >>> a = clf.weights_ * -1                             # class 1 is the negative class
+    >>> np.round(a * 3, 10).tolist()                      # a = (11/3, -4/3, -2/3)
+    [11.0, -4.0, -2.0]
+    """
+
+    def __init__(self, *, margins=None, fit_intercept=True):
+        self.margins = margins
+        self.fit_intercept = fit_intercept
+
+    def _margins(self, n_samples):
+        if self.margins is None:
+            return np.ones(n_samples)
+        b = np.asarray(self.margins, dtype=float)
+        if b.shape != (n_samples,):
+            raise ValueError(f"margins must have shape ({n_samples},), one per sample; "
+                             f"got shape {b.shape}.")
+        if not np.all(np.isfinite(b)) or not np.all(b > 0):
+            raise ValueError("margins must be finite and positive (b > 0).")
+        return b
+
+    def _fit_augmented(self, X, y):
+        b = self._margins(X.shape[0])
+        # a = mse_solution(Y, b); Y is our own copy, so LAPACK may overwrite it.
+        a, self.rank_ = _lstsq(normalized_samples(X, y), b, overwrite=True)
+        self.margins_ = b
+        self.residual_ = y * (X @ a) - b  # Y a − b, with Y = diag(y) X
+        return a
+
+
+class HoKashyap(LinearClassifier):
+    """The Ho–Kashyap procedure: a separating vector, or a proof that none exists.
+
+    Minimizes ‖Y a − b‖² over both the weights a and the margins b > 0: each step raises
+    the margins where Y a already exceeds them and re-solves a = Y⁺ b.
+
+    * If Y a > 0 (every sample on its correct side), a separates the data:
+      ``separable_ = True``.
+    * If the error e = Y a − b has no positive component but is not zero, the samples
+      are not linearly separable (Duda, Hart and Stork, §5.9.1): ``separable_ = False``.
+    * Otherwise, after ``max_iter`` iterations, ``separable_ = None`` and a
+      ``ConvergenceWarning`` is emitted.
+
+    Parameters
+    ----------
+    eta : float in (0, 1), default=0.5
+        The step size η of the margin update; the procedure converges for 0 < η < 1.
+    max_iter : int, default=1000
+        Maximum number of iterations (least-squares solutions a = Y⁺ b).
+    tol : float, default=1e-6
+        Components of e not larger than ``tol`` count as non-positive.
+    fit_intercept : bool, default=True
+        Learn a bias through the clamped input x̃ = (1, x).
+
+    Attributes
+    ----------
+    coef_ : ndarray of shape (1, n_features)
+    intercept_ : ndarray of shape (1,)
+    classes_ : ndarray of shape (2,)
+    n_features_in_ : int
+    separable_ : bool or None
+        True if a separating vector was found, False if non-separability was proved,
+        None if undecided within ``max_iter`` iterations.
+    converged_ : bool
+        Whether the procedure reached a decision (``separable_`` is not None).
+    margins_ : ndarray of shape (n_samples,)
+        The final margin vector b.
+    n_iter_ : int
+        Number of iterations: the plain MSE solution a = Y⁺ 1 is iteration 1, and each
+        margin update adds one.
+    history_ : dict of ndarray
+        Per iteration: ``"error_norm"`` (‖e‖) and ``"errors"`` (samples with Y a ≤ 0).
+
+    References
+    ----------
+    Y.-C. Ho and R. L. Kashyap, "An algorithm for linear inequalities and its
+    applications", IEEE Trans. Electronic Computers EC-14, 683–688 (1965).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from lincls.least_squares import HoKashyap
+    >>> X = np.array([[0.0, 0.0], [0.0, 1.0], [1.0, 0.0], [1.0, 1.0]])
+    >>> HoKashyap().fit(X, [-1, -1, -1, 1]).separable_      # AND
+    True
+    >>> HoKashyap().fit(X, [-1, 1, 1, -1]).separable_       # XOR
+    False
+    """
+
+    def __init__(self, *, eta=0.5, max_iter=1000, tol=1e-6, fit_intercept=True):
+        self.eta = eta
+        self.max_iter = max_iter
+        self.tol = tol
+        self.fit_intercept = fit_intercept
+
+    def _validate_params(self):
+        super()._validate_params()
+        _check_fraction("eta", self.eta, 0, 1)
+        _check_positive("max_iter", self.max_iter, integer=True)
+        _check_tol(self.tol)
+
+    def _fit_augmented(self, X, y):
+        Y = normalized_samples(X, y)
+        Y_pinv = scipy.linalg.pinv(Y, check_finite=False)
+        b = np.ones(X.shape[0])
+        a = Y_pinv @ b
+        error_norms, errors = [], []
+        self.separable_, iterations = None, 1  # iteration 1: the plain MSE solution
+        while True:
+            margins = Y @ a
+            e = margins - b
+            errors.append(int(np.count_nonzero(margins <= 0)))
+            error_norms.append(float(np.linalg.norm(e)))
+            if errors[-1] == 0:
+                self.separable_ = True
+                break
+            if np.all(e <= self.tol):  # e ≤ 0, e ≠ 0 (some Y a ≤ 0 < b): Theorem hk-certificate
+                self.separable_ = False
+                break
+            if iterations == self.max_iter:
+                break
+            a, b, _ = ho_kashyap_step(a, b, Y, Y_pinv, self.eta)
+            iterations += 1
+        self.n_iter_ = iterations
+        self.margins_ = b
+        self.history_ = {"error_norm": np.array(error_norms), "errors": np.array(errors)}
+        self.converged_ = self.separable_ is not None
+        if not self.converged_:
+            self._not_converged(
+                f"Ho-Kashyap did not decide separability within max_iter={self.max_iter} "
+                "iterations; separable_ is None. Increase max_iter."
+            )
+        return a

@@ -1,0 +1,395 @@
+"""Relaxation procedures with margin, and the fractional-correction rule.
+
+Defined in chapter "Relaxation procedures" (``book/relaxation.md``); the criterion
+functions behind them are the subject of chapter "Criterion functions"
+(``book/criterion_functions.md``). The source is Duda, Hart & Stork, *Pattern
+Classification*, Sec. 5.6 (Algorithms 8 and 9).
+
+Notation. The book works with *normalized* samples z = y x̃ (the augmented input x̃,
+multiplied by its label y ∈ {-1, +1}), so that every sample wants w · z > 0. A margin
+b > 0 asks for more: w · z ≥ b. The relaxation criterion
+
+    J_r(w) = ½ Σ_{z: w·z ≤ b} (w · z − b)² / ‖z‖²
+
+is zero exactly on the solution region {w : w · z ≥ b for all z}.
+"""
+
+import warnings
+from collections import namedtuple
+
+import numpy as np
+from sklearn.exceptions import ConvergenceWarning
+from sklearn.utils import check_random_state
+from sklearn.utils.validation import check_X_y
+
+from ._base import LinearClassifier, _check_positive, augment, labels_to_signs
+
+__all__ = [
+    "Relaxation",
+    "perceptron_criterion",
+    "squared_criterion",
+    "relaxation_criterion",
+    "relaxation_correction",
+    "batch_relaxation_step",
+    "batch_stability_bound",
+    "fractional_correction",
+    "CorrectionResult",
+]
+
+#: Relative tolerance of the stopping test w · z ≥ (1 − RTOL) b. The convergence theorem
+#: allows w to *approach* the boundary of the solution region without reaching it (an
+#: under-relaxed correction always stops short of the plane w · z = b), so an exact
+#: test could run forever; this tolerance lets such a run stop.
+RTOL = 1e-9
+
+#: Batch relaxation is declared divergent when J_r grows beyond this multiple of its
+#: value at the start, J_r(0) (or becomes infinite or NaN).
+DIVERGENCE_FACTOR = 1e8
+
+
+def _activations(w, Z):
+    """w · z for every sample; w may be one vector (d,) or a stack of vectors (..., d)."""
+    return np.asarray(w, dtype=float) @ np.asarray(Z, dtype=float).T
+
+
+def perceptron_criterion(w, Z):
+    """The perceptron criterion J_p(w) = Σ_{w·z ≤ 0} (−w · z) (eq. ``perceptron-criterion``).
+
+    Parameters
+    ----------
+    w : ndarray of shape (n_features,) or (..., n_features)
+        One weight vector, or a stack of them (e.g. a grid over weight space).
+    Z : ndarray of shape (n_samples, n_features)
+        Normalized samples z = y x̃.
+
+    Returns
+    -------
+    float, or ndarray of shape w.shape[:-1]
+
+    Examples
+    --------
+    >>> Z = np.array([[1.0, 0.0], [0.0, 2.0]])
+    >>> float(perceptron_criterion(np.array([-1.0, 1.0]), Z))  # only z_1 is misclassified
+    1.0
+    """
+    return np.sum(np.maximum(-_activations(w, Z), 0.0), axis=-1)
+
+
+def squared_criterion(w, Z):
+    """The squared criterion J_q(w) = Σ_{w·z ≤ 0} (w · z)² (eq. ``squared-criterion``).
+
+    Examples
+    --------
+    >>> Z = np.array([[1.0, 0.0], [0.0, 2.0]])
+    >>> float(squared_criterion(np.array([-1.0, -1.0]), Z))  # 1 + 4
+    5.0
+    """
+    return np.sum(np.minimum(_activations(w, Z), 0.0) ** 2, axis=-1)
+
+
+def relaxation_criterion(w, Z, b):
+    """The relaxation criterion J_r(w) = ½ Σ_{w·z ≤ b} (w·z − b)² / ‖z‖² (``relaxation-criterion``).
+
+    Parameters
+    ----------
+    w : ndarray of shape (n_features,) or (..., n_features)
+        One weight vector (augmented when the samples are), or a stack of them.
+    Z : ndarray of shape (n_samples, n_features)
+        Normalized samples z = y x̃.
+    b : float
+        The margin.
+
+    Returns
+    -------
+    float, or ndarray of shape w.shape[:-1]
+
+    Examples
+    --------
+    >>> Z = np.array([[1.0, 0.0], [0.0, 2.0]])
+    >>> float(relaxation_criterion(np.zeros(2), Z, 1.0))  # ½ (1/1 + 1/4)
+    0.625
+    """
+    Z = np.asarray(Z, dtype=float)
+    slack = np.minimum(_activations(w, Z) - b, 0.0)
+    J = 0.5 * np.sum(slack**2 / np.einsum("ij,ij->i", Z, Z), axis=-1)
+    return float(J) if np.ndim(J) == 0 else J
+
+
+def relaxation_correction(w, z, b, eta):
+    """Single-sample relaxation (eq. ``relaxation-single``): w ← w + η (b − w·z) / ‖z‖² z.
+
+    Moves w the fraction ``eta`` of its distance to the hyperplane w · z = b, along z:
+    ``eta=1`` projects w onto that hyperplane.
+
+    Examples
+    --------
+    >>> relaxation_correction(np.array([0.0, 0.0]), np.array([1.0, 1.0]), 1.0, 1.0)
+    array([0.5, 0.5])
+    """
+    return w + eta * (b - w @ z) / (z @ z) * z
+
+
+def batch_relaxation_step(w, Z, b, eta):
+    """Batch relaxation (eq. ``relaxation-batch``): one gradient step on J_r.
+
+    w ← w + η Σ_{z: w·z ≤ b} (b − w·z) / ‖z‖² z, the sum running over every margin
+    violator at the current w.
+
+    Examples
+    --------
+    >>> Z = np.array([[1.0, 0.0], [0.0, 1.0]])
+    >>> batch_relaxation_step(np.zeros(2), Z, 1.0, 1.0)
+    array([1., 1.])
+    """
+    m = Z @ w
+    violators = m <= b
+    coeff = (b - m[violators]) / np.einsum("ij,ij->i", Z[violators], Z[violators])
+    return w + eta * coeff @ Z[violators]
+
+
+def batch_stability_bound(Z):
+    """The largest η for which batch relaxation is guaranteed stable: 2 / L.
+
+    L = λ_max(Σ_i ẑ_i ẑ_iᵀ), with ẑ = z / ‖z‖, bounds the curvature of J_r everywhere;
+    gradient descent on a convex function with L-Lipschitz gradient decreases it for
+    every step size η < 2 / L. Since each ẑ has unit length, L ≤ n_samples.
+
+    Examples
+    --------
+    >>> round(batch_stability_bound(np.ones((4, 2))), 12)  # four equal samples: L = 4
+    0.5
+    """
+    Zhat = Z / np.linalg.norm(Z, axis=1, keepdims=True)
+    return float(2.0 / np.linalg.eigvalsh(Zhat.T @ Zhat)[-1])
+
+
+def _single_sample_epoch(Z, w, violates, correct):
+    """One pass over Z in order; correct every sample that ``violates`` when it is visited.
+
+    Identical to the textbook loop ``for z in Z: if violates(w·z): w = correct(w, z)``,
+    but it evaluates all remaining samples at once and jumps to the next violator.
+    Returns the new w and the number of corrections.
+    """
+    pos, n, corrections = 0, Z.shape[0], 0
+    while pos < n:
+        bad = np.flatnonzero(violates(Z[pos:] @ w))
+        if bad.size == 0:
+            break
+        i = pos + bad[0]
+        w = correct(w, Z[i])
+        corrections += 1
+        pos = i + 1
+    return w, corrections
+
+
+class Relaxation(LinearClassifier):
+    """Relaxation with margin, single-sample (DHS Algorithm 9) or batch (Algorithm 8).
+
+    Both minimize the relaxation criterion J_r(w) = ½ Σ_{w·z ≤ b} (w·z − b)² / ‖z‖² over
+    the normalized samples z = y x̃. The single-sample rule corrects one violator at a
+    time, moving w the fraction ``eta`` of its distance to the violated hyperplane
+    w · z = b; the batch rule adds the corrections of all current violators at once.
+
+    Parameters
+    ----------
+    margin : float, default=1.0
+        The margin b > 0 each normalized sample must reach: w · z ≥ b.
+    eta : float, default=1.0
+        The relaxation factor η, in the open interval (0, 2): η < 1 under-relaxation,
+        η = 1 projection onto the hyperplane, η > 1 over-relaxation.
+    mode : {"single", "batch"}, default="single"
+        Single-sample corrections in a (shuffled) sweep, or one batch step per epoch.
+    fit_intercept : bool, default=True
+        Learn a bias through the clamped input x̃ = (1, x).
+    max_iter : int, default=1000
+        Maximum number of epochs (sweeps in single mode, steps in batch mode).
+    shuffle : bool, default=True
+        Visit the samples in a new random order every epoch (single mode only).
+    random_state : int, RandomState instance or None, default=None
+        Seeds the shuffling.
+
+    Attributes
+    ----------
+    coef_ : ndarray of shape (1, n_features)
+    intercept_ : ndarray of shape (1,)
+    classes_ : ndarray of shape (2,)
+    n_features_in_ : int
+    n_iter_ : int
+        Epochs run.
+    converged_ : bool
+        True when every normalized sample reached the margin, w · z ≥ (1 − RTOL) b.
+    history_ : dict of ndarrays
+        Per epoch, measured at its end: ``"violations"`` (samples with w · z below the
+        margin), ``"errors"`` (training errors, w · z ≤ 0) and ``"loss"`` (J_r).
+
+    Notes
+    -----
+    Single-sample relaxation converges for 0 < η < 2 on linearly separable data: it
+    either reaches the solution region in finitely many corrections or approaches a
+    point on its boundary (DHS Sec. 5.6.2). The tests therefore allow a relative
+    tolerance ``RTOL``: a sample counts as violating the margin, and is corrected, when
+    w · z < (1 − RTOL) b, and the fit has converged when no sample violates it. Batch
+    relaxation is gradient descent on J_r; its step
+    adds up the corrections of all violators, so it is stable only for η below
+    about 2 / (number of violators) (see :func:`batch_stability_bound`). A diverging
+    batch run is stopped, keeps its last finite weights and warns, naming η.
+
+    References
+    ----------
+    R. O. Duda, P. E. Hart and D. G. Stork, *Pattern Classification*, 2nd ed., Wiley,
+    2001, Sec. 5.6.
+
+    Examples
+    --------
+    >>> from lincls.datasets import logic_gate
+    >>> X, y = logic_gate("and")
+    >>> clf = Relaxation(margin=1.0, eta=1.5, random_state=0).fit(X, y)
+    >>> clf.converged_, clf.score(X, y)
+    (True, 1.0)
+    >>> bool(min(y * clf.decision_function(X)) >= 1.0 - 1e-9)
+    True
+    """
+
+    def __init__(self, *, margin=1.0, eta=1.0, mode="single", fit_intercept=True, max_iter=1000,
+                 shuffle=True, random_state=None):
+        self.margin = margin
+        self.eta = eta
+        self.mode = mode
+        self.fit_intercept = fit_intercept
+        self.max_iter = max_iter
+        self.shuffle = shuffle
+        self.random_state = random_state
+
+    def _validate_params(self):
+        super()._validate_params()
+        _check_positive("margin", self.margin)
+        _check_positive("max_iter", self.max_iter, integer=True)
+        eta = self.eta
+        if (isinstance(eta, bool) or not isinstance(eta, (int, float, np.integer, np.floating))
+                or not 0 < eta < 2):
+            raise ValueError(f"eta must lie in the open interval (0, 2); got {eta!r}.")
+        if self.mode not in ("single", "batch"):
+            raise ValueError(f'mode must be "single" or "batch"; got {self.mode!r}.')
+        if not isinstance(self.shuffle, (bool, np.bool_)):
+            raise ValueError(f"shuffle must be True or False; got {self.shuffle!r}.")
+
+    def _fit_augmented(self, X, y):
+        Z = y[:, None] * X
+        if np.any(np.einsum("ij,ij->i", Z, Z) == 0):
+            raise ValueError("Relaxation needs non-zero samples (‖z‖ > 0); use fit_intercept=True "
+                             "or remove all-zero rows.")
+        b, eta = float(self.margin), float(self.eta)
+        threshold = b * (1.0 - RTOL)
+        rng = check_random_state(self.random_state)
+        w = np.zeros(Z.shape[1])
+        history = {"violations": [], "errors": [], "loss": []}
+        self.converged_ = False
+        loss0 = relaxation_criterion(w, Z, b)
+
+        def violates(m):
+            return m < threshold
+
+        def correct(w, z):
+            return relaxation_correction(w, z, b, eta)
+
+        for epoch in range(1, self.max_iter + 1):
+            if self.mode == "single":
+                order = rng.permutation(Z.shape[0]) if self.shuffle else slice(None)
+                w_new, _ = _single_sample_epoch(Z[order], w, violates, correct)
+            else:
+                w_new = batch_relaxation_step(w, Z, b, eta)
+            loss = relaxation_criterion(w_new, Z, b) if np.all(np.isfinite(w_new)) else np.inf
+            if not np.isfinite(loss) or loss > DIVERGENCE_FACTOR * loss0:
+                self.n_iter_ = epoch
+                self.history_ = {k: np.asarray(v) for k, v in history.items()}
+                self._not_converged(
+                    f"Batch relaxation diverged at eta={eta:g}: J_r grew from {loss0:.3g} to "
+                    f"{loss:.3g} in {epoch} steps. The batch step adds the corrections of all "
+                    f"violators; use a smaller eta (eta < 2/L = "
+                    f"{batch_stability_bound(Z):.3g} is always stable). The last finite weights "
+                    "are kept.")
+                return w
+            w = w_new
+            m = Z @ w
+            history["violations"].append(int(np.sum(violates(m))))
+            history["errors"].append(int(np.sum(m <= 0)))
+            history["loss"].append(loss)
+            if history["violations"][-1] == 0:
+                self.converged_ = True
+                break
+        self.n_iter_ = epoch
+        self.history_ = {k: np.asarray(v) for k, v in history.items()}
+        if not self.converged_:
+            self._not_converged(
+                f"Relaxation ({self.mode}, eta={eta:g}, margin={b:g}) did not reach the margin on "
+                f"all samples in max_iter={self.max_iter} epochs; {history['violations'][-1]} "
+                "violators remain. The data may not be linearly separable with this margin.")
+        return w
+
+
+CorrectionResult = namedtuple("CorrectionResult", ["w", "n_iter", "converged", "errors"])
+CorrectionResult.__doc__ = """Result of :func:`fractional_correction`.
+
+w : the augmented weights; n_iter : epochs run; converged : whether every sample ended
+with w · z > 0; errors : training errors at the end of each epoch."""
+
+
+def fractional_correction(X, y, *, lam=1.5, fit_intercept=True, max_iter=1000, w0=None):
+    """The fractional-correction rule: relaxation with margin b = 0 (eq. ``fractional``).
+
+    w ← w − λ (w · z) / ‖z‖² z for every sample with w · z ≤ 0, visited in order. With
+    λ > 1 the corrected sample lands on the correct side of its hyperplane; with λ ≤ 1
+    it does not. Without a margin, w = 0 is a fixed point of the rule, so the start
+    must be non-zero: by default w(1) = z_1, the first normalized sample.
+
+    Parameters
+    ----------
+    X : array-like of shape (n_samples, n_features)
+    y : array-like of shape (n_samples,)
+        Two distinct labels.
+    lam : float in (0, 2), default=1.5
+        The fraction λ.
+    fit_intercept : bool, default=True
+        Use the augmented inputs x̃ = (1, x).
+    max_iter : int, default=1000
+        Maximum number of epochs.
+    w0 : array-like, optional
+        Start vector (augmented when ``fit_intercept``).
+
+    Returns
+    -------
+    CorrectionResult
+
+    Examples
+    --------
+    >>> from lincls.datasets import logic_gate
+    >>> X, y = logic_gate("or")
+    >>> result = fractional_correction(X, y, lam=1.5)
+    >>> result.converged, bool(np.all(y * (augment(X) @ result.w) > 0))
+    (True, True)
+    """
+    if isinstance(lam, bool) or not isinstance(lam, (int, float, np.number)) or not 0 < lam < 2:
+        raise ValueError(f"lam must lie in the open interval (0, 2); got {lam!r}.")
+    _check_positive("max_iter", max_iter, integer=True)
+    X, y = check_X_y(X, y, dtype=np.float64)
+    _, signs = labels_to_signs(y)
+    Z = signs[:, None] * (augment(X) if fit_intercept else X)
+    w = Z[0].copy() if w0 is None else np.asarray(w0, dtype=float).copy()
+    if w.shape != (Z.shape[1],):
+        raise ValueError(f"w0 must have {Z.shape[1]} entries; got shape {w.shape}.")
+    errors = []
+
+    def violates(m):
+        return m <= 0
+
+    def correct(w, z):
+        return relaxation_correction(w, z, 0.0, lam)
+
+    for epoch in range(1, max_iter + 1):
+        w, _ = _single_sample_epoch(Z, w, violates, correct)
+        errors.append(int(np.sum(Z @ w <= 0)))
+        if errors[-1] == 0:
+            return CorrectionResult(w, epoch, True, np.asarray(errors))
+    warnings.warn(f"Fractional correction (lam={lam:g}) left {errors[-1]} training errors after "
+                  f"max_iter={max_iter} epochs.", ConvergenceWarning, stacklevel=2)
+    return CorrectionResult(w, max_iter, False, np.asarray(errors))

@@ -1,0 +1,618 @@
+"""Learning from a teacher: Hebb, Minover, AdaTron and the perceptron of optimal stability.
+
+Defined in chapters "Learning from a teacher" (``book/teacher_student.md``), "Optimal
+stability and Minover" (``book/minover.md``) and "Reproducing the Minover report"
+(``book/reproducing_minover_report.md``).
+
+Conventions (those of the statistical-mechanics literature, see :mod:`lincls.theory`):
+inputs ξ^μ ∈ R^N are not normalized (components of unit variance), labels S^μ = ±1, and
+the *stability* of example μ under weights w is
+
+    κ^μ = S^μ w · ξ^μ / |w|,
+
+a number of order one. The perceptron of optimal stability maximizes κ_min = min_μ κ^μ.
+
+All three learners keep w as a combination of the examples, w = Σ_μ x^μ S^μ ξ^μ (the
+"embedding strengths" x^μ ≥ 0), and all of them keep the *fields* E^μ = S^μ w · ξ^μ up to
+date with one rank-one change per update, using the Gram matrix C_μν = S^μ S^ν ξ^μ · ξ^ν.
+The batched kernels (``*_batch``) run many independent data sets (repetitions of an
+experiment with the same P and N) in lock-step, which is what makes the chapters' sweeps
+take seconds.
+"""
+
+import numpy as np
+from scipy.optimize import nnls
+
+from ._base import LinearClassifier, _check_positive, augment
+
+__all__ = [
+    "Hebb",
+    "Minover",
+    "AdaTron",
+    "hebb_weights",
+    "minover_update",
+    "minover_step",
+    "hull_bounds",
+    "adatron_step",
+    "signed_gram",
+    "exact_optimal_stability",
+    "minover_batch",
+    "adatron_batch",
+    "rosenblatt_batch",
+]
+
+
+# ----------------------------------------------------------------------------------------
+# The update rules, as the chapters write them
+# ----------------------------------------------------------------------------------------
+def hebb_weights(X, y):
+    """Hebb's rule (eq. ``hebb``): w = (1/N) Σ_μ S^μ ξ^μ.
+
+    Examples
+    --------
+    >>> hebb_weights(np.array([[1.0, 2.0], [3.0, -1.0]]), np.array([1.0, -1.0])).tolist()
+    [-1.0, 1.5]
+    """
+    n_features = X.shape[1]
+    return (y @ X) / n_features
+
+
+def minover_update(w, X, y):
+    """One Minover step (eq. ``minover``) in its textbook form.
+
+    Find the example of least stability, μ = argmin_ν S^ν w · ξ^ν, and apply a Hebbian
+    step to it: w ← w + S^μ ξ^μ / N. (Dividing by |w| does not change the argmin.)
+
+    Examples
+    --------
+    >>> X = np.array([[1.0, 0.0], [0.0, 1.0]]); y = np.array([1.0, 1.0])
+    >>> minover_update(np.array([1.0, 0.0]), X, y).tolist()
+    [1.0, 0.5]
+    """
+    mu = np.argmin(y * (X @ w))
+    return w + y[mu] * X[mu] / X.shape[1]
+
+
+def minover_step(fields, gram, counts, mu, n_features):
+    """One Minover step (eq. ``minover``) on the fields E^ν = S^ν w · ξ^ν.
+
+    μ is the least stable example, μ = argmin_ν E^ν. With w = (1/N) Σ_ν c^ν S^ν ξ^ν the
+    update w ← w + S^μ ξ^μ / N adds one to the count c^μ and changes every field by
+    C_νμ / N: a rank-one change instead of a new X @ w. Arrays change in place.
+
+    Examples
+    --------
+    >>> gram = np.array([[2.0, 1.0], [1.0, 2.0]]); fields = np.array([0.5, 0.0])
+    >>> counts = np.zeros(2)
+    >>> minover_step(fields, gram, counts, int(np.argmin(fields)), 2)
+    >>> fields.tolist(), counts.tolist()
+    ([1.0, 1.0], [0.0, 1.0])
+    """
+    counts[mu] += 1  # w ← w + S^μ ξ^μ / N
+    fields += gram[mu] / n_features  # E^ν ← E^ν + S^ν S^μ ξ^ν · ξ^μ / N
+
+
+def hull_bounds(fields, strengths, sq_norm):
+    """The certificate (eq. ``certificate``): lower and upper bounds on κ_opt.
+
+    For w = Σ_μ x^μ S^μ ξ^μ with x^μ ≥ 0, the stability of w is a lower bound,
+    κ_min(w) = min_μ E^μ / |w| ≤ κ_opt, and the point w / Σ_μ x^μ lies in the convex hull
+    of the S^μ ξ^μ, whose distance from the origin is κ_opt, so |w| / Σ_μ x^μ ≥ κ_opt.
+
+    Examples
+    --------
+    >>> hull_bounds(np.array([1.0, 1.0]), np.array([0.5, 0.5]), 1.0)
+    (1.0, 1.0)
+    """
+    norm = np.sqrt(sq_norm)
+    return float(np.min(fields) / norm), float(norm / np.sum(strengths))
+
+
+def adatron_step(strengths, fields, gram, mu, learning_rate=1.0):
+    """One AdaTron step (eq. ``adatron``): coordinate ascent on the dual.
+
+    x^μ ← max(0, x^μ + γ (1 − E^μ) / C_μμ), with E^μ = S^μ w · ξ^μ and
+    w = Σ_ν x^ν S^ν ξ^ν; γ = 1 maximizes the dual exactly along coordinate μ. The fields
+    follow with the rank-one change E ← E + Δx^μ C_·μ. Arrays are updated in place;
+    returns Δx^μ.
+    """
+    delta = max(-strengths[mu], learning_rate * (1.0 - fields[mu]) / gram[mu, mu])
+    if delta != 0.0:
+        strengths[mu] += delta
+        fields += delta * gram[mu]
+    return delta
+
+
+def exact_optimal_stability(X, y, *, fit_intercept=False):
+    """κ_opt and its weights exactly, as a least-distance problem solved by NNLS.
+
+    The perceptron of optimal stability is u minimizing |u| subject to S^μ u · ξ^μ ≥ 1;
+    then κ_opt = 1/|u|. This least-distance problem is solved exactly by non-negative
+    least squares (Lawson & Hanson 1974, ch. 23): with Z the rows S^μ ξ^μ, minimize
+    |E a − f| over a ≥ 0, E = [Zᵀ; 1ᵀ], f = (0, …, 0, 1); then u = −r_{1..N} / r_{N+1}
+    with r = E a − f. Used by the tests and the chapters as the reference optimum.
+
+    Returns
+    -------
+    kappa : float
+        κ_opt (O(1) convention); ``-inf`` if the data are not separable through the origin.
+    w : ndarray of shape (n_features,) or (n_features + 1,)
+        The optimal weights u (bias first with ``fit_intercept=True``), or zeros.
+
+    Examples
+    --------
+    >>> X = np.array([[1.0, 1.0], [1.0, -1.0]]); y = np.array([1, 1])
+    >>> kappa, w = exact_optimal_stability(X, y)
+    >>> round(kappa, 6), np.round(w, 6).tolist() == [1.0, 0.0]
+    (1.0, True)
+    """
+    X = np.asarray(X, dtype=float)
+    if fit_intercept:
+        X = augment(X)
+    Z = np.asarray(y, dtype=float)[:, None] * X
+    P, N = Z.shape
+    E = np.vstack([Z.T, np.ones(P)])
+    f = np.zeros(N + 1)
+    f[-1] = 1.0
+    a, _ = nnls(E, f, maxiter=50 * (P + N))
+    r = E @ a - f
+    if abs(r[N]) < 1e-12:  # the origin lies in the hull: no separating direction
+        return -np.inf, np.zeros(N)
+    u = -r[:N] / r[N]
+    return float(1.0 / np.linalg.norm(u)), u
+
+
+# ----------------------------------------------------------------------------------------
+# Batched kernels: many data sets of the same shape in lock-step
+# ----------------------------------------------------------------------------------------
+def signed_gram(X, y):
+    """C_μν = S^μ S^ν ξ^μ · ξ^ν for one data set (2-D ``X``) or a batch (3-D ``X``)."""
+    Z = np.asarray(y, dtype=float)[..., None] * np.asarray(X, dtype=float)
+    return Z @ np.swapaxes(Z, -1, -2)
+
+
+def _history_dict(history):
+    """[(step, lower, upper[, updates]), ...] → dict of arrays."""
+    width = len(history[0]) if history else 3
+    arr = np.array(history, dtype=float).reshape(-1, width)
+    out = {"step": arr[:, 0].astype(int), "lower": arr[:, 1], "upper": arr[:, 2]}
+    out["updates"] = arr[:, 3].astype(int) if width == 4 else out["step"]
+    return out
+
+
+def _history_steps(max_iter, n_points=60):
+    return set(np.unique(np.geomspace(1, max_iter, n_points).astype(int)).tolist())
+
+
+def minover_batch(gram, n_features, *, max_iter, tol=None, record=False):
+    """Minover on a batch of data sets, all in lock-step, from w = 0.
+
+    Parameters
+    ----------
+    gram : ndarray of shape (B, P, P)
+        Signed Gram matrices C_μν = S^μ S^ν ξ^μ · ξ^ν, see :func:`signed_gram`.
+    n_features : int
+        N, the step size of the Hebbian update is 1/N.
+    max_iter : int
+        Largest number of updates t_max per data set.
+    tol : float or None
+        Stop a data set once its certificate gives lower ≥ (1 − tol) upper; ``None``
+        runs exactly ``max_iter`` updates (the seed's fixed t_max).
+    record : bool
+        Keep the bounds at about 60 log-spaced times for plots.
+
+    Returns
+    -------
+    dict with ``counts`` (B, P), ``fields`` (B, P), ``sq_norm`` (B,), ``n_iter`` (B,),
+    ``lower``/``upper`` (B,) bounds on κ_opt, and ``history`` (t, lower, upper) if asked.
+    """
+    gram = np.asarray(gram, dtype=float)
+    B, P, _ = gram.shape
+    rows = np.arange(B)
+    diag = gram[:, np.arange(P), np.arange(P)]
+    fields = np.zeros((B, P))
+    counts = np.zeros((B, P))
+    sq_norm = np.zeros(B)
+    n_iter = np.zeros(B, dtype=int)
+    active = np.ones(B, dtype=bool)
+    lower = np.full(B, -np.inf)
+    upper = np.full(B, np.inf)
+    steps = _history_steps(max_iter) if record else ()
+    history = []
+    for t in range(max_iter):
+        mu = np.argmin(fields, axis=1)
+        hmin = fields[rows, mu]
+        if t > 0 and (tol is not None or t in steps):  # bounds of w after t updates
+            norm = np.sqrt(sq_norm)
+            with np.errstate(divide="ignore", invalid="ignore"):
+                lower = np.where(active, hmin / norm, lower)
+            upper = np.where(active, norm * n_features / t, upper)
+            if t in steps:
+                history.append((t, lower.copy(), upper.copy()))
+            if tol is not None:
+                active &= ~((lower > 0) & (lower >= (1.0 - tol) * upper))
+                if not active.any():
+                    break
+        step = active / n_features
+        counts[rows, mu] += active
+        fields += step[:, None] * gram[rows, mu]
+        sq_norm += active * (2.0 * hmin / n_features + diag[rows, mu] / n_features**2)
+        n_iter += active
+    else:  # bounds of the final w
+        mu = np.argmin(fields, axis=1)
+        norm = np.sqrt(sq_norm)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            lower = np.where(active, fields[rows, mu] / norm, lower)
+        upper = np.where(active, norm * n_features / np.maximum(n_iter, 1), upper)
+        if record:
+            history.append((max_iter, lower.copy(), upper.copy()))
+        if tol is not None:
+            active &= ~((lower > 0) & (lower >= (1.0 - tol) * upper))
+    out = dict(counts=counts, fields=fields, sq_norm=sq_norm, n_iter=n_iter, lower=lower,
+               upper=upper, converged=~active if tol is not None else np.zeros(B, bool))
+    if record:
+        out["history"] = (np.array([h[0] for h in history]),
+                          np.array([h[1] for h in history]), np.array([h[2] for h in history]))
+    return out
+
+
+def adatron_batch(gram, *, max_iter, tol, learning_rate=1.0, record=False):
+    """AdaTron (sequential coordinate ascent on the dual) on a batch of data sets.
+
+    One iteration is a sweep over the examples. Examples with x^μ = 0 and E^μ > 1 at the
+    start of a sweep are skipped in it (their step would be zero); every sweep ends with
+    the certificate of :func:`hull_bounds`, and a data set stops once
+    lower ≥ (1 − tol) upper.
+
+    Returns
+    -------
+    dict with ``strengths`` (B, P), ``fields`` (B, P), ``n_iter`` (B,), ``lower``,
+    ``upper``, ``converged`` (B,), and ``history`` (sweep, lower, upper) if asked.
+    """
+    gram = np.asarray(gram, dtype=float)
+    B, P, _ = gram.shape
+    diag = gram[:, np.arange(P), np.arange(P)].copy()
+    diag[diag <= 0] = 1.0  # a zero example can never be stabilized: it only grows
+    step_size = learning_rate / diag
+    strengths = np.zeros((B, P))
+    fields = np.zeros((B, P))
+    n_iter = np.zeros(B, dtype=int)
+    active = np.ones(B, dtype=bool)
+    lower = np.full(B, -np.inf)
+    upper = np.full(B, np.inf)
+    history = []
+    for sweep in range(1, max_iter + 1):
+        todo = ((strengths > 0) | (fields < 1.0)) & active[:, None]
+        for mu in np.flatnonzero(todo.any(axis=0)):
+            delta = np.maximum(-strengths[:, mu], step_size[:, mu] * (1.0 - fields[:, mu]))
+            delta *= todo[:, mu]
+            strengths[:, mu] += delta
+            fields += delta[:, None] * gram[:, mu]
+        n_iter += active
+        sq_norm = np.einsum("bp,bp->b", strengths, fields)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            norm = np.sqrt(sq_norm)
+            low = fields.min(axis=1) / norm
+            up = norm / strengths.sum(axis=1)
+        lower = np.where(active, low, lower)
+        upper = np.where(active, up, upper)
+        if record:
+            history.append((sweep, lower.copy(), upper.copy()))
+        active &= ~((lower > 0) & (lower >= (1.0 - tol) * upper))
+        if not active.any():
+            break
+    out = dict(strengths=strengths, fields=fields, n_iter=n_iter, lower=lower, upper=upper,
+               converged=~active)
+    if record:
+        out["history"] = (np.array([h[0] for h in history]),
+                          np.array([h[1] for h in history]), np.array([h[2] for h in history]))
+    return out
+
+
+def rosenblatt_batch(gram, n_features, *, max_epochs, order=None):
+    """The plain Rosenblatt perceptron (from w = 0, step 1/N) on a batch of data sets.
+
+    This is only the batched *simulation* the teacher–student experiments need; the
+    estimator of the perceptron chapter is ``lincls.perceptron.Perceptron``. Examples
+    are presented cyclically in ``order`` (default 0, 1, ..., P−1); an example with field
+    E^μ ≤ 0 triggers w ← w + S^μ ξ^μ / N. Epoch ``e`` ends a data set that made no mistake.
+
+    Returns
+    -------
+    dict with ``counts`` (B, P) (so w = Σ_μ counts^μ S^μ ξ^μ / N), ``fields``,
+    ``n_epochs`` (B,) and ``converged`` (B,).
+    """
+    gram = np.asarray(gram, dtype=float)
+    B, P, _ = gram.shape
+    order = np.arange(P) if order is None else np.asarray(order)
+    counts = np.zeros((B, P))
+    fields = np.zeros((B, P))
+    n_epochs = np.zeros(B, dtype=int)
+    converged = np.zeros(B, dtype=bool)
+    for b in range(B):  # the data sets make their mistakes at different times: one by one
+        f, c, g = fields[b, order], counts[b], gram[b][np.ix_(order, order)]
+        for epoch in range(1, max_epochs + 1):
+            i, mistakes = 0, 0
+            while i < P:  # jump straight to the next mistake (E ≤ 0) in presentation order
+                j = i + int(np.argmax(f[i:] <= 0))
+                if f[j] > 0:
+                    break
+                c[order[j]] += 1  # w ← w + S^μ ξ^μ / N
+                f += g[j] / n_features
+                mistakes += 1
+                i = j + 1
+            n_epochs[b] = epoch
+            if mistakes == 0:
+                converged[b] = True
+                break
+        fields[b, order] = f
+    return dict(counts=counts, fields=fields, n_epochs=n_epochs, converged=converged)
+
+
+# ----------------------------------------------------------------------------------------
+# Estimators
+# ----------------------------------------------------------------------------------------
+class _StabilityMixin:
+    """Validation shared by Minover and AdaTron."""
+
+    def _validate_params(self):
+        super()._validate_params()
+        _check_positive("max_iter", self.max_iter, integer=True)
+        _check_positive("tol", self.tol)
+        if self.tol >= 1:
+            raise ValueError(f"tol must be smaller than 1; got {self.tol!r}.")
+
+
+class Hebb(LinearClassifier):
+    """The Hebbian perceptron: w = (1/N) Σ_μ S^μ ξ^μ, learnt in one pass.
+
+    Parameters
+    ----------
+    fit_intercept : bool, default=False
+        If True, learn a bias by the clamped input x̃ = (1, x); the default is the
+        homogeneous perceptron of the teacher–student setting.
+
+    Attributes
+    ----------
+    coef_ : ndarray of shape (1, n_features)
+    intercept_ : ndarray of shape (1,)
+    classes_ : ndarray of shape (2,)
+    n_features_in_ : int
+    n_iter_ : int
+        Always 1: Hebb's rule sees every example once.
+
+    Notes
+    -----
+    For a teacher with isotropic inputs and P = αN examples, the overlap with the teacher
+    is R = √(2α / (2α + π)) as N → ∞ (:func:`lincls.theory.hebb_error`).
+
+    References
+    ----------
+    Vallet, F. (1989). The Hebb rule for learning linearly separable Boolean functions:
+    learning and generalization. Europhysics Letters 8(8), 747–751.
+
+    Examples
+    --------
+    >>> from lincls.datasets import teacher_student
+    >>> from lincls.metrics import generalization_error
+    >>> X, y, teacher = teacher_student(2000, 100, random_state=0)
+    >>> clf = Hebb().fit(X, y)
+    >>> round(generalization_error(clf.coef_, teacher), 2)  # theory: hebb_error(20) = 0.087
+    0.08
+    """
+
+    def __init__(self, *, fit_intercept=False):
+        self.fit_intercept = fit_intercept
+
+    def _fit_augmented(self, X, y):
+        self.n_iter_ = 1
+        return hebb_weights(X, y)
+
+
+class Minover(_StabilityMixin, LinearClassifier):
+    """Minover (Krauth & Mézard 1987): the perceptron of optimal stability.
+
+    Starting from w = 0, repeatedly find the least stable example and apply a Hebbian
+    step to it, w ← w + S^μ ξ^μ / N. Each step also yields a *certificate*: the current
+    stability is a lower bound and |w| N / t (t updates so far) an upper bound on the
+    optimal stability κ_opt; the fit stops when lower ≥ (1 − tol) · upper.
+
+    Parameters
+    ----------
+    fit_intercept : bool, default=False
+        If True, work with the clamped input x̃ = (1, x) (the stabilities and the bounds
+        then refer to the augmented vector (b, w)).
+    max_iter : int, default=100_000
+        Largest number of updates.
+    tol : float in (0, 1), default=1e-3
+        Relative gap of the certificate at which to stop.
+
+    Attributes
+    ----------
+    coef_ : ndarray of shape (1, n_features)
+    intercept_ : ndarray of shape (1,)
+    classes_ : ndarray of shape (2,)
+    n_features_in_ : int
+    stability_ : float
+        κ_min = min_μ S^μ w · ξ^μ / |w| of the final weights (a lower bound on κ_opt).
+    stability_bound_ : float
+        The certificate's upper bound |w| N / t on κ_opt.
+    n_iter_ : int
+        Number of updates t.
+    converged_ : bool
+        Whether the certificate closed to ``tol`` within ``max_iter`` updates.
+    embedding_strengths_ : ndarray of shape (n_samples,)
+        How often each example was used: w = Σ_μ x^μ S^μ ξ^μ with x^μ = count / N.
+    history_ : dict
+        ``step``, ``lower`` and ``upper``: the bounds at about 60 log-spaced steps;
+        ``updates`` equals ``step`` (one rank-one change of the fields per update).
+
+    Notes
+    -----
+    On data that are not linearly separable through the origin (or with the clamped
+    input), κ_opt ≤ 0, the certificate never closes, and the fit stops at ``max_iter``
+    with a ``ConvergenceWarning``.
+
+    References
+    ----------
+    Krauth, W. & Mézard, M. (1987). Learning algorithms with optimal stability in neural
+    networks. J. Phys. A 20, L745–L752.
+
+    Examples
+    --------
+    >>> from lincls.datasets import teacher_student
+    >>> X, y, teacher = teacher_student(100, 20, random_state=0)
+    >>> clf = Minover(tol=1e-2).fit(X, y)
+    >>> clf.converged_, clf.score(X, y)
+    (True, 1.0)
+    >>> bool(clf.stability_ <= clf.stability_bound_ <= clf.stability_ / (1 - 1e-2))
+    True
+    """
+
+    def __init__(self, *, fit_intercept=False, max_iter=100_000, tol=1e-3):
+        self.fit_intercept = fit_intercept
+        self.max_iter = max_iter
+        self.tol = tol
+
+    def _fit_augmented(self, X, y):
+        n_samples, n_features = X.shape
+        gram = signed_gram(X, y)
+        fields, counts = np.zeros(n_samples), np.zeros(n_samples)
+        sq_norm, lower, upper = 0.0, -np.inf, np.inf
+        record, history = _history_steps(self.max_iter), []
+        self.converged_ = False
+        for t in range(self.max_iter + 1):
+            mu = int(np.argmin(fields))  # the least stable example
+            if t > 0:  # the certificate of the current w, after t updates
+                norm = np.sqrt(sq_norm) or np.inf  # |w| = 0 only for all-zero examples
+                lower, upper = fields[mu] / norm, norm * n_features / t
+                done = lower > 0 and lower >= (1.0 - self.tol) * upper
+                if done or t in record or t == self.max_iter:
+                    history.append((t, lower, upper))
+                if done:
+                    self.converged_ = True
+                    break
+            if t == self.max_iter:
+                break
+            sq_norm += 2.0 * fields[mu] / n_features + gram[mu, mu] / n_features**2
+            minover_step(fields, gram, counts, mu, n_features)
+        self.n_iter_ = int(counts.sum())
+        self.stability_, self.stability_bound_ = float(lower), float(upper)
+        self.embedding_strengths_ = counts / n_features
+        self.history_ = _history_dict(history)
+        if not self.converged_:
+            self._not_converged(
+                f"Minover stopped after max_iter={self.max_iter} updates with stability "
+                f"{self.stability_:.4g} and bound {self.stability_bound_:.4g}; the data may "
+                "not be linearly separable. Increase max_iter or tol.")
+        return (counts * y) @ X / n_features
+
+
+class AdaTron(_StabilityMixin, LinearClassifier):
+    """AdaTron (Anlauf & Biehl 1989): the perceptron of optimal stability by dual ascent.
+
+    The optimal-stability perceptron solves: minimize |w|² subject to S^μ w · ξ^μ ≥ 1.
+    Its dual maximizes Σ x^μ − ½ |Σ x^μ S^μ ξ^μ|² over x ≥ 0, and AdaTron does this one
+    coordinate at a time: x^μ ← max(0, x^μ + γ (1 − E^μ) / C_μμ). After each sweep the
+    same certificate as Minover's brackets κ_opt (:func:`hull_bounds`).
+
+    Parameters
+    ----------
+    fit_intercept : bool, default=False
+        If True, work with the clamped input x̃ = (1, x).
+    learning_rate : float in (0, 2), default=1.0
+        γ; 1 is exact coordinate ascent.
+    max_iter : int, default=1000
+        Largest number of sweeps through the examples.
+    tol : float in (0, 1), default=1e-3
+        Relative gap of the certificate at which to stop.
+
+    Attributes
+    ----------
+    coef_ : ndarray of shape (1, n_features)
+    intercept_ : ndarray of shape (1,)
+    classes_ : ndarray of shape (2,)
+    n_features_in_ : int
+    stability_ : float
+        κ_min of the final weights (a lower bound on κ_opt).
+    stability_bound_ : float
+        The certificate's upper bound on κ_opt.
+    n_iter_ : int
+        Number of sweeps.
+    converged_ : bool
+    embedding_strengths_ : ndarray of shape (n_samples,)
+        The dual variables x^μ; the examples with x^μ > 0 are the support vectors.
+    history_ : dict
+        ``step`` (sweep), ``lower`` and ``upper`` after each sweep, and ``updates``: the
+        number of coordinate steps (each a rank-one change of the fields) so far.
+
+    References
+    ----------
+    Anlauf, J. K. & Biehl, M. (1989). The AdaTron: an adaptive perceptron algorithm.
+    Europhysics Letters 10(7), 687–692.
+
+    Examples
+    --------
+    >>> from lincls.datasets import teacher_student
+    >>> X, y, teacher = teacher_student(100, 20, random_state=0)
+    >>> clf = AdaTron().fit(X, y)
+    >>> clf.converged_, clf.score(X, y)
+    (True, 1.0)
+    >>> bool(abs(clf.stability_ - Minover(tol=1e-2).fit(X, y).stability_) < 1e-2)
+    True
+    """
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        # A hard-margin method: on data not separable (through the origin, by default)
+        # the dual grows without bound and the weights after max_iter sweeps mean little.
+        tags.classifier_tags.poor_score = True
+        return tags
+
+    def __init__(self, *, fit_intercept=False, learning_rate=1.0, max_iter=1000, tol=1e-3):
+        self.fit_intercept = fit_intercept
+        self.learning_rate = learning_rate
+        self.max_iter = max_iter
+        self.tol = tol
+
+    def _validate_params(self):
+        super()._validate_params()
+        _check_positive("learning_rate", self.learning_rate)
+        if self.learning_rate >= 2:
+            raise ValueError(f"learning_rate must lie in (0, 2); got {self.learning_rate!r}.")
+
+    def _fit_augmented(self, X, y):
+        n_samples = X.shape[0]
+        gram = signed_gram(X, y)
+        if np.any(np.diag(gram) <= 0):  # an all-zero example: no w can stabilize it
+            gram = gram + np.diag(np.where(np.diag(gram) <= 0, 1.0, 0.0))
+        strengths, fields = np.zeros(n_samples), np.zeros(n_samples)
+        history = []
+        self.converged_ = False
+        n_steps = 0
+        for sweep in range(1, self.max_iter + 1):
+            # examples with x = 0 and E > 1 would not move: skip them in this sweep
+            todo = np.flatnonzero((strengths > 0) | (fields < 1.0))
+            for mu in todo:
+                adatron_step(strengths, fields, gram, mu, self.learning_rate)
+            n_steps += todo.size
+            sq_norm = float(strengths @ fields)
+            lower, upper = (hull_bounds(fields, strengths, sq_norm) if sq_norm > 0
+                            else (-np.inf, np.inf))
+            history.append((sweep, lower, upper, n_steps))
+            if lower > 0 and lower >= (1.0 - self.tol) * upper:
+                self.converged_ = True
+                break
+        self.n_iter_ = sweep
+        self.stability_, self.stability_bound_ = lower, upper
+        self.embedding_strengths_ = strengths
+        self.history_ = _history_dict(history)
+        if not self.converged_:
+            self._not_converged(
+                f"AdaTron stopped after max_iter={self.max_iter} sweeps with stability "
+                f"{self.stability_:.4g}; the data may not be linearly separable. Increase "
+                "max_iter or tol.")
+        w = (strengths * y) @ X
+        if not np.any(w):  # degenerate data (e.g. all-zero inputs): any direction is as bad
+            w = np.zeros(X.shape[1])
+        return w

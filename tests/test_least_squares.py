@@ -1,0 +1,188 @@
+"""Tests of lincls.least_squares: LeastSquares (pseudo-inverse) and HoKashyap."""
+
+import warnings
+from fractions import Fraction
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from sklearn.exceptions import ConvergenceWarning
+from sklearn.linear_model import RidgeClassifier
+from sklearn.utils.estimator_checks import parametrize_with_checks
+
+from lincls.datasets import logic_gate, teacher_student
+from lincls.discriminant import is_linearly_separable
+from lincls.least_squares import HoKashyap, LeastSquares, mse_solution, normalized_samples
+
+# Duda, Hart & Stork §5.8.1: ω1 = {(1,2), (2,0)}, ω2 = {(3,1), (2,3)}, b = 1.
+DHS_X = np.array([[1.0, 2.0], [2.0, 0.0], [3.0, 1.0], [2.0, 3.0]])
+DHS_LABELS = np.array([1, 1, -1, -1])  # ω1 ↦ +1, so Y has the rows of the book
+DHS_A = np.array([11 / 3, -4 / 3, -2 / 3])
+DHS_PINV = np.array([[5 / 4, 13 / 12, 3 / 4, 7 / 12],
+                     [-1 / 2, -1 / 6, -1 / 2, -1 / 6],
+                     [0, -1 / 3, 0, -1 / 3]])
+
+
+@parametrize_with_checks([LeastSquares(), HoKashyap()])
+def test_sklearn_compatible(estimator, check):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        check(estimator)
+
+
+# -- the worked example ---------------------------------------------------------------
+def test_dhs_matrix_and_pseudo_inverse():
+    Y = normalized_samples(np.hstack([np.ones((4, 1)), DHS_X]), DHS_LABELS.astype(float))
+    np.testing.assert_array_equal(Y, [[1, 1, 2], [1, 2, 0], [-1, -3, -1], [-1, -2, -3]])
+    np.testing.assert_allclose(np.linalg.pinv(Y), DHS_PINV, rtol=0, atol=1e-14)
+
+
+def test_dhs_example_to_machine_precision():
+    clf = LeastSquares().fit(DHS_X, DHS_LABELS)
+    a = clf.weights_
+    np.testing.assert_allclose(a, DHS_A, rtol=0, atol=4 * np.finfo(float).eps * 4)
+    assert [Fraction(v).limit_denominator(100) for v in a] == [Fraction(11, 3), Fraction(-4, 3),
+                                                                Fraction(-2, 3)]
+    assert clf.rank_ == 3
+    np.testing.assert_array_equal(clf.margins_, np.ones(4))
+    # The boundary a · (1, x) = 0 separates ω1 from ω2 here.
+    assert clf.score(DHS_X, DHS_LABELS) == 1.0
+
+
+def test_dhs_example_any_labels_same_boundary():
+    # Other label names, ω1 as the *negative* class: the weights flip sign, predictions agree.
+    clf = LeastSquares().fit(DHS_X, np.array(["w1", "w1", "w2", "w2"]))
+    np.testing.assert_allclose(-clf.weights_, DHS_A, atol=1e-14)
+    assert clf.predict(DHS_X).tolist() == ["w1", "w1", "w2", "w2"]
+
+
+# -- against numpy.linalg.lstsq ---------------------------------------------------------
+@pytest.mark.parametrize("seed", range(6))
+@pytest.mark.parametrize("shape", [(30, 4), (8, 12), (50, 1)])
+def test_matches_numpy_lstsq(seed, shape):
+    rng = np.random.default_rng(seed)
+    X = rng.standard_normal(shape)
+    y = np.where(rng.random(shape[0]) < 0.5, -1, 1)
+    y[:2] = [-1, 1]
+    b = rng.uniform(0.5, 2.0, shape[0])
+    clf = LeastSquares(margins=b).fit(X, y)
+    Y = y[:, None] * np.hstack([np.ones((shape[0], 1)), X])
+    expected = np.linalg.lstsq(Y, b, rcond=None)[0]
+    np.testing.assert_allclose(clf.weights_, expected, rtol=1e-9, atol=1e-10)
+    np.testing.assert_allclose(clf.residual_, Y @ expected - b, atol=1e-9)
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_rank_deficient_gives_minimum_norm_solution(seed):
+    rng = np.random.default_rng(seed)
+    base = rng.standard_normal((40, 3))
+    # Five columns, rank 3: a duplicated column and a linear combination.
+    X = np.column_stack([base, base[:, 0], base[:, 1] - 2 * base[:, 2]])
+    y = np.where(base @ [1.0, -1.0, 0.5] > 0, 1, -1)
+    clf = LeastSquares(fit_intercept=False).fit(X, y)
+    Y = y[:, None] * X
+    assert clf.rank_ == 3
+    np.testing.assert_allclose(clf.weights_, np.linalg.pinv(Y) @ np.ones(40), atol=1e-10)
+    np.testing.assert_allclose(clf.weights_, np.linalg.lstsq(Y, np.ones(40), rcond=None)[0],
+                               atol=1e-10)
+
+
+def test_unit_margins_equal_ridge_classifier_without_penalty():
+    X, y, _ = teacher_student(200, 5, noise=0.1, random_state=3)
+    ours = LeastSquares().fit(X, y)
+    ridge = RidgeClassifier(alpha=0.0, solver="svd").fit(X, y)
+    np.testing.assert_allclose(ours.coef_.ravel(), np.ravel(ridge.coef_), atol=1e-10)
+    np.testing.assert_allclose(ours.intercept_, np.ravel(ridge.intercept_), atol=1e-10)
+
+
+def test_mse_solution_is_minimum_norm_for_underdetermined():
+    rng = np.random.default_rng(0)
+    Y = rng.standard_normal((3, 6))
+    b = np.ones(3)
+    a = mse_solution(Y, b)
+    np.testing.assert_allclose(Y @ a, b, atol=1e-12)
+    np.testing.assert_allclose(a, np.linalg.pinv(Y) @ b, atol=1e-12)
+
+
+@pytest.mark.parametrize("margins, message", [
+    (np.ones(3), "shape"),
+    (-np.ones(4), "positive"),
+    (np.array([1.0, np.nan, 1.0, 1.0]), "finite"),
+])
+def test_bad_margins(margins, message):
+    with pytest.raises(ValueError, match=message):
+        LeastSquares(margins=margins).fit(DHS_X, DHS_LABELS)
+
+
+def test_bad_input():
+    with pytest.raises(ValueError, match="2 classes"):
+        LeastSquares().fit(DHS_X, [1, 1, 1, 1])
+    with pytest.raises(ValueError):
+        LeastSquares().fit(DHS_X[:3], DHS_LABELS)
+    with pytest.raises(ValueError, match="fit_intercept"):
+        LeastSquares(fit_intercept="yes").fit(DHS_X, DHS_LABELS)
+
+
+# -- Ho–Kashyap ---------------------------------------------------------------------------
+def test_ho_kashyap_gates():
+    assert HoKashyap().fit(*logic_gate("xor")).separable_ is False
+    assert HoKashyap().fit(*logic_gate("xnor")).separable_ is False
+    for name in ("and", "or", "nand", "nor", "a_and_not_b"):
+        clf = HoKashyap().fit(*logic_gate(name))
+        assert clf.separable_ is True and clf.converged_
+        assert clf.score(*logic_gate(name)) == 1.0
+
+
+@pytest.mark.parametrize("seed", range(10))
+def test_ho_kashyap_separates_separable_sets(seed):
+    X, y, _ = teacher_student(60, 5, random_state=seed)
+    clf = HoKashyap(max_iter=100_000).fit(X, y)
+    assert clf.separable_ is True
+    assert clf.score(X, y) == 1.0
+    assert np.all(clf.margins_ >= 1.0)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(0, 2**32 - 1), n=st.integers(3, 14), dim=st.integers(1, 3))
+def test_ho_kashyap_agrees_with_linear_program(seed, n, dim):
+    rng = np.random.default_rng(seed)
+    X = rng.integers(-3, 4, size=(n, dim)).astype(float)
+    y = rng.choice([-1, 1], size=n)
+    y[:2] = [-1, 1]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        clf = HoKashyap(max_iter=20_000).fit(X, y)
+    if clf.separable_ is None:  # undecided is allowed, but a verdict must be right
+        return
+    assert clf.separable_ == is_linearly_separable(X, y)
+    if clf.separable_:
+        assert clf.score(X, y) == 1.0
+
+
+def test_ho_kashyap_undecided_warns():
+    X, y, _ = teacher_student(200, 10, random_state=1)
+    with pytest.warns(ConvergenceWarning, match="max_iter=1"):
+        clf = HoKashyap(max_iter=1).fit(X, y)
+    if clf.separable_ is None:
+        assert clf.converged_ is False
+
+
+def test_ho_kashyap_nonseparable_certificate():
+    # The certificate e <= 0, e != 0 and Y^T e = 0 (e is a least-squares residual).
+    X, y = logic_gate("xor")
+    clf = HoKashyap().fit(X, y)
+    Y = normalized_samples(np.hstack([np.ones((4, 1)), X]), y.astype(float))
+    e = Y @ clf.weights_ - clf.margins_
+    assert np.all(e <= 1e-9) and np.linalg.norm(e) > 0.1
+    np.testing.assert_allclose(Y.T @ e, 0, atol=1e-9)
+
+
+@pytest.mark.parametrize("params, message", [
+    ({"eta": 0}, "eta"), ({"eta": 1.0}, "eta"), ({"eta": "0.5"}, "eta"),
+    ({"max_iter": 0}, "max_iter"), ({"max_iter": 2.5}, "max_iter"),
+    ({"tol": -1.0}, "tol"), ({"tol": np.inf}, "tol"),
+])
+def test_ho_kashyap_bad_parameters(params, message):
+    with pytest.raises(ValueError, match=message):
+        HoKashyap(**params).fit(DHS_X, DHS_LABELS)
