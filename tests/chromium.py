@@ -1,8 +1,8 @@
 """Headless Debian Chromium for the browser tests, driven by Playwright for Python.
 
 Playwright never downloads a browser here: it launches the system's ``chromium`` (or
-``$CHROMIUM``; ``make chromium`` installs it as root with apt). Where Chromium is missing the browser
-tests skip with one line, except under ``CI=true``, where they fail.
+``$CHROMIUM``; ``make chromium`` installs it as root with apt). Where Chromium is
+missing, the browser tests skip with one line, except under ``CI=true``, where they fail.
 """
 
 import os
