@@ -7,9 +7,10 @@ Each removes JavaScript console errors that pages showed on a reader's first vis
   Repeated scripts are dropped from each page.
 - the theme's light/dark switch starts from an empty ``default_mode`` and logs "Got
   invalid theme mode". It now starts from ``auto`` (follow the reader's system).
-- the ipywidgets HTML manager loads its icon fonts relative to the page instead of the
-  CDN. ``static/widgets-require-config.js`` (listed in ``nb_ipywidgets_js`` in
-  ``_config.yml``, between require.js and the manager) points require.js at the CDN.
+- on pages with widgets, the ipywidgets HTML manager loads its icon fonts relative to
+  the page instead of the CDN, and calls MathJax 2's ``MathJax.Hub.Queue``, which the
+  site's MathJax 3 lacks. ``static/widgets-setup.js`` (listed in ``nb_ipywidgets_js`` in
+  ``_config.yml``, between require.js and the manager) fixes both.
 """
 
 from pathlib import Path
