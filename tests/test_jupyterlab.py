@@ -3,11 +3,12 @@
 A local JupyterLab (from this environment, on 127.0.0.1, with throw-away Jupyter config,
 data, runtime and settings directories) gets exactly the settings that ``postBuild``
 writes on Binder: the test runs ``postBuild`` itself. Chromium then opens the URL path the
-launch button produces, ``lab/tree/<path_to_book>/book/<chapter>``, and the test checks
+launch button on the chapter's built page produces, ``lab/tree/book/<chapter>``, and checks
 that the chapter opens as a notebook with its cells, runs all cells, and finds no error
 output. Covered: the first chapter with code of every part of ``_toc.yml``.
 """
 
+import html
 import json
 import os
 import re
@@ -20,6 +21,7 @@ import sys
 import time
 import urllib.request
 from pathlib import Path
+from urllib.parse import unquote
 
 import jupytext
 import pytest
@@ -31,6 +33,7 @@ BIN = Path(sys.executable).parent
 PANEL = ".jp-NotebookPanel:not(.lm-mod-hidden)"
 ERRORS = ", ".join(f'{PANEL} .jp-OutputArea-output[data-mime-type="application/vnd.jupyter.{m}"]'
                    for m in ("error", "stderr"))
+HTML = ROOT / "_build" / "html"
 SCREENSHOTS = ROOT / "_build" / "screenshots"
 RUN_TIMEOUT_MS = int(os.environ.get("LAB_RUN_TIMEOUT_MS", 180_000))  # all cells of a chapter
 
@@ -147,10 +150,15 @@ def wait_for_idle_kernel(base, token, chapter, timeout=90):
 
 
 def launch_path(chapter):
-    """The path after the server URL that the launch button opens (see _config.yml)."""
-    repository = yaml.safe_load((ROOT / "_config.yml").read_text())["repository"]
-    prefix = repository.get("path_to_book") or ""
-    return "lab/tree/" + (f"{prefix.strip('/')}/" if prefix else "") + chapter
+    """The path the chapter's Binder launch button opens (read from the built page)."""
+    built = HTML / Path(chapter).with_suffix(".html")
+    if not built.exists():
+        pytest.fail(f"{built} is missing: build the book first (make book)")
+    button = re.search(r'href="https://[^"]+/v2/gh/[^"?]+\?urlpath=([^"]+)"', built.read_text())
+    assert button, f"{built.name} has no Binder launch button"
+    path = unquote(html.unescape(button.group(1)))
+    assert path == f"lab/tree/{chapter}", path  # JupyterLab, at the chapter's source file
+    return path
 
 
 @pytest.mark.parametrize("chapter", chapters())
@@ -164,7 +172,9 @@ def test_chapter_runs_as_a_notebook(lab, browser, chapter):
     page.on("request", lambda r: r.url.startswith((base, "data:", "blob:"))
             or outside.append(r.url))
     try:
-        page.goto(f"{base}{launch_path(chapter)}?token={token}", wait_until="domcontentloaded")
+        # ?reset starts from an empty workspace: no tabs (and kernels) of earlier chapters.
+        page.goto(f"{base}{launch_path(chapter)}?reset&token={token}",
+                  wait_until="domcontentloaded")
         page.locator(".jp-NotebookPanel:visible, .jp-FileEditor:visible").first.wait_for()
         assert page.locator(".jp-FileEditor:visible").count() == 0, f"{chapter} opened as text"
         n_code = code_cells(ROOT / chapter)
