@@ -17,9 +17,9 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils import check_random_state
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
-from threadpoolctl import ThreadpoolController
 
 from ._base import _check_positive, augment
+from ._blas import one_blas_thread
 
 __all__ = [
     "MulticlassPerceptron",
@@ -29,15 +29,6 @@ __all__ = [
     "kesler_construction",
 ]
 
-
-_THREADPOOLS = []  # one ThreadpoolController, created on first use (creating one is slow)
-
-
-def _single_threaded_blas():
-    """A context in which BLAS uses one thread: many small products run faster so."""
-    if not _THREADPOOLS:
-        _THREADPOOLS.append(ThreadpoolController())
-    return _THREADPOOLS[0].limit(limits=1, user_api="blas")
 
 
 def multiclass_perceptron_update(W, z, true, wrong, alpha):
@@ -308,7 +299,7 @@ class MulticlassPerceptron(ClassifierMixin, BaseEstimator):
         self.converged_ = False
         mistakes = Z.shape[0] // 16
         # The loop makes many small matrix products; BLAS threads only slow those down.
-        with _single_threaded_blas():
+        with one_blas_thread():
             for _ in range(self.max_iter):
                 # Score blocks about twice the mean gap between the last epoch's mistakes.
                 block = int(np.clip(2 * Z.shape[0] // max(mistakes, 1), 16, 1024))

@@ -1,0 +1,59 @@
+"""lincls.perceptron.Perceptron against sklearn.linear_model.Perceptron (chapter "The perceptron").
+
+Both run the textbook loop: samples in order (``shuffle=False``), zero start, an update
+w ← w + η y x̃ at every y (w · x̃) ≤ 0, a fixed number of epochs (``tol=None``). With
+``fit_intercept=False`` the two compute the very same weights, bit for bit; with a bias
+scikit-learn adds the bias after the sum instead of before it, so the last bits may
+differ. scikit-learn always runs all ``max_iter`` epochs, lincls stops after an epoch
+without mistakes (no weight would change anyway).
+"""
+
+import warnings
+
+import numpy as np
+from sklearn.exceptions import ConvergenceWarning
+from sklearn.linear_model import Perceptron as SkPerceptron
+
+from lincls.datasets import load_breast_cancer, load_digits_4_vs_9, teacher_student
+from lincls.perceptron import Perceptron
+
+from ._harness import Case
+
+
+def _pair(X, y, epochs, fit_intercept):
+    def ours():
+        return Perceptron(fit_intercept=fit_intercept, shuffle=False, max_iter=epochs).fit(X, y)
+
+    def theirs():
+        return SkPerceptron(fit_intercept=fit_intercept, shuffle=False, tol=None,
+                            max_iter=epochs).fit(X, y)
+
+    def check(a, b):
+        same = np.array_equal(a.coef_, b.coef_) and np.array_equal(a.intercept_, b.intercept_)
+        diff = "identical weights" if same else (
+            f"max |Δw| = {np.max(np.abs(a.coef_ - b.coef_)):.1e}")
+        return (f"E_in {np.mean(a.predict(X) != y):.4f} / {np.mean(b.predict(X) != y):.4f}, "
+                f"{diff}")
+
+    return ours, theirs, check
+
+
+def _epochs_to_converge(X, y, fit_intercept):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        clf = Perceptron(fit_intercept=fit_intercept, shuffle=False, max_iter=1000).fit(X, y)
+    return clf.n_iter_
+
+
+def cases():
+    X, y, _ = teacher_student(20_000, 500, random_state=0)
+    for epochs, target in [(200, 1.0), (30, 1.25)]:
+        yield Case(f"teacher–student 20000×500, {epochs} epochs, no bias",
+                   *_pair(X, y, epochs, False), target=target, repeats=3)
+    X, y = load_digits_4_vs_9()
+    epochs = _epochs_to_converge(X, y, True)
+    yield Case(f"digits 4-vs-9 (361×64), {epochs} epochs (until separated)",
+               *_pair(X, y, epochs, True), repeats=5)
+    X, y = load_breast_cancer()
+    yield Case("breast cancer (569×30), 100 epochs, not separable",
+               *_pair(X, y, 100, True), repeats=5)

@@ -1,0 +1,108 @@
+"""The book's own homework notebooks: check, release, rehearse (``make release``).
+
+Every ``book/homework/*.ipynb`` is tested, plus the fixture teacher notebook, so the
+tests never run on an empty set. nbval (run twice by ``make homework``) checks that the
+teacher versions run and reproduce their outputs; these tests check the student side.
+"""
+
+import json
+import re
+from pathlib import Path
+
+import nbformat
+import pytest
+import yaml
+
+from lincls import homework as hw
+
+ROOT = Path(__file__).resolve().parents[1]
+FIXTURE = ROOT / "tests" / "fixtures" / "homework" / "teacher" / "fixture1.ipynb"
+NOTEBOOKS = sorted((ROOT / "book" / "homework").glob("*.ipynb")) + [FIXTURE]
+IDS = [p.stem for p in NOTEBOOKS]
+
+pytestmark = pytest.mark.homework
+
+
+def toc_files():
+    def walk(node):
+        if isinstance(node, dict):
+            if "file" in node:
+                yield node["file"]
+            for value in node.values():
+                yield from walk(value)
+        elif isinstance(node, list):
+            for item in node:
+                yield from walk(item)
+
+    return list(walk(yaml.safe_load((ROOT / "_toc.yml").read_text())))
+
+
+def test_every_homework_in_the_toc_is_tested():
+    listed = [f for f in toc_files() if f.startswith("book/homework/")]
+    for name in listed:
+        assert (ROOT / f"{name}.ipynb") in NOTEBOOKS, f"{name}.ipynb is missing"
+
+
+@pytest.fixture(scope="module")
+def released(tmp_path_factory):
+    """Release every notebook once, twice, into two directories."""
+    first, second = tmp_path_factory.mktemp("first"), tmp_path_factory.mktemp("second")
+    out = {}
+    for path in NOTEBOOKS:
+        out[path] = (hw.release(path, first)[0], hw.release(path, second)[0])
+    return out
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=IDS)
+def test_teacher_version_passes_check(path):
+    assert [str(e) for e in hw.validate(path)] == []
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=IDS)
+def test_student_version_passes_check_and_release_is_idempotent(path, released):
+    first, second = released[path]
+    assert [str(e) for e in hw.validate(first)] == []
+    assert first.read_bytes() == second.read_bytes()
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=IDS)
+def test_student_version_has_no_solution_and_no_output(path, released):
+    """No solution or hidden-test line reaches the student file.
+
+    A line that the teacher version also shows outside every solution region (say,
+    inside the exercise's text) is public, and is not searched for.
+    """
+    teacher = nbformat.read(path, as_version=4)
+    assert any(hw.is_solution_cell(c) for c in teacher.cells), "a homework without exercises"
+    public = "\n".join(hw.public_lines(teacher))
+    secret = {ln.strip() for ln in hw.solution_lines(teacher) if len(ln.strip()) > 4}
+    secret = {ln for ln in secret if ln not in public}
+    text = released[path][0].read_text()
+    student = nbformat.read(released[path][0], as_version=4)
+    sources = "\n".join(c.source for c in student.cells)
+    for line in secret:
+        assert line not in sources, f"{path.name}: solution line in student version: {line}"
+        assert json.dumps(line)[1:-1] not in text, f"{path.name}: in student file: {line}"
+    for cell in student.cells:
+        assert not cell.get("outputs") and cell.get("execution_count") is None
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=IDS)
+def test_student_version_runs_except_for_the_exercises(path):
+    results = hw.rehearse(path)
+    answers = [r for r in results if r["role"] == "answer"]
+    assert answers, "no answer cells"
+    for r in results:
+        where = f"{path.name} cell {r['cell'] + 1} ({r['role']})"
+        if r["role"] == "answer":
+            assert r["error"] in (None, "NotImplementedError"), where
+            assert r["teacher_error"] is None, where
+        else:
+            assert r["error"] is None, where
+    # a stub that does not raise at once must sit inside a function body
+    student = hw.release_notebook(nbformat.read(path, as_version=4))
+    for r in answers:
+        if r["error"] is None:
+            src = student.cells[r["cell"]].source
+            assert re.search(r"^\s+raise NotImplementedError\(\)", src, re.M), src

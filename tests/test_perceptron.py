@@ -1,0 +1,254 @@
+"""Tests of lincls.perceptron: the exactness contract, sklearn agreement, Novikoff."""
+
+import warnings
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from sklearn.base import clone
+from sklearn.exceptions import ConvergenceWarning
+from sklearn.linear_model import Perceptron as SkPerceptron
+from sklearn.model_selection import learning_curve
+from sklearn.pipeline import make_pipeline
+from sklearn.preprocessing import StandardScaler
+from sklearn.utils.estimator_checks import parametrize_with_checks
+
+from lincls.datasets import load_breast_cancer, load_digits_4_vs_9, logic_gate, teacher_student
+from lincls.perceptron import (
+    Perceptron,
+    fast_epoch,
+    max_margin,
+    novikoff_bound,
+    perceptron_trace,
+    sequential_dot,
+    textbook_epoch,
+)
+
+
+def reference_perceptron(X, y, *, eta=1.0, max_iter=1000, fit_intercept=True):
+    """The textbook loop in plain Python floats: the exactness contract, written out."""
+    rows = [([1.0] if fit_intercept else []) + [float(v) for v in x] for x in X]
+    w = [0.0] * len(rows[0])
+    errors = []
+    for _ in range(max_iter):
+        mistakes = 0
+        for x, t in zip(rows, y, strict=True):
+            activation = 0.0
+            for w_j, x_j in zip(w, x, strict=True):
+                activation += w_j * x_j
+            if t * activation <= 0:
+                c = eta * t
+                w = [w_j + c * x_j for w_j, x_j in zip(w, x, strict=True)]
+                mistakes += 1
+        errors.append(mistakes)
+        if mistakes == 0:
+            break
+    return np.array(w), errors
+
+
+def _fit(X, y, **kw):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        return Perceptron(shuffle=False, **kw).fit(X, y)
+
+
+# values that mix magnitudes, so that activations cancel and rounding matters
+_values = st.sampled_from([-1e16, -7.0, -3.0, -1.0, -0.5, -0.1, 0.0, 1e-8, 0.1, 0.3, 1.0,
+                           2.5, 3.0, 1e16]) | st.floats(-10, 10, allow_nan=False, width=64)
+
+
+@st.composite
+def problems(draw):
+    n = draw(st.integers(2, 25))
+    d = draw(st.integers(1, 5))
+    X = np.array(draw(st.lists(st.lists(_values, min_size=d, max_size=d), min_size=n,
+                               max_size=n)))
+    y = np.array(draw(st.lists(st.sampled_from([-1, 1]), min_size=n, max_size=n)))
+    y[0], y[-1] = -1, 1  # both classes present
+    eta = draw(st.sampled_from([1.0, 0.1, 0.3, 2.0, 1e-3]))
+    return X, y, eta
+
+
+@settings(max_examples=300, deadline=None)
+@given(problems(), st.booleans(), st.integers(1, 12))
+def test_bit_for_bit_the_plain_loop(problem, fit_intercept, max_iter):
+    X, y, eta = problem
+    clf = _fit(X, y, eta=eta, max_iter=max_iter, fit_intercept=fit_intercept)
+    w_ref, errors = reference_perceptron(X, y, eta=eta, max_iter=max_iter,
+                                         fit_intercept=fit_intercept)
+    np.testing.assert_array_equal(clf.weights_, w_ref)
+    assert clf.history_["errors"].tolist() == errors
+    assert clf.n_iter_ == len(errors) and clf.t_ == sum(errors)
+    assert clf.converged_ == (errors[-1] == 0)
+
+
+@settings(max_examples=60, deadline=None)
+@given(problems(), st.sampled_from([1, 3, 8, 64]))
+def test_fast_epoch_equals_textbook_epoch_for_any_block(problem, block):
+    X, y, eta = problem
+    y = y.astype(float)
+    w_fast, w_slow = np.zeros(X.shape[1]), np.zeros(X.shape[1])
+    for _ in range(4):
+        assert fast_epoch(w_fast, X, y, eta, block=block) == textbook_epoch(w_slow, X, y, eta)
+        np.testing.assert_array_equal(w_fast, w_slow)
+
+
+def test_the_rounding_check_decides_cancelling_activations():
+    # a matrix product may sum 1e16 + 1 - 1e16 in another order than left to right
+    w, x = np.array([1e16, 1.0, -1e16]), np.ones(3)
+    assert sequential_dot(w, x) == 0.0 == (1e16 + 1.0) - 1e16
+    X = np.array([[1e16, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, -1e16], [1.0, 1.0, 1.0]])
+    y = np.array([1.0, 1.0, 1.0, 1.0])
+    w_fast, w_slow = np.zeros(3), np.zeros(3)
+    fast_epoch(w_fast, X, y, 1.0)
+    textbook_epoch(w_slow, X, y, 1.0)
+    np.testing.assert_array_equal(w_fast, w_slow)
+    assert sequential_dot(w_slow, X[3]) > 0  # the last sample: 1e16 - 1e16 + 1
+
+
+@pytest.mark.parametrize("eta", [1.0, 0.5, 0.37])
+@pytest.mark.parametrize("seed", range(4))
+def test_equals_sklearn_perceptron_exactly(eta, seed):
+    X, y, _ = teacher_student(300, 20, noise=0.05 * (seed % 2), random_state=seed)
+    ours = _fit(X, y, eta=eta, max_iter=15, fit_intercept=False)
+    sk = SkPerceptron(fit_intercept=False, shuffle=False, tol=None, max_iter=15, eta0=eta,
+                      alpha=0.0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        sk.fit(X, y)
+    if ours.converged_:  # sklearn goes on for all epochs, but makes no more updates
+        assert ours.n_iter_ <= 15
+    np.testing.assert_array_equal(ours.coef_, sk.coef_)
+
+
+def test_equals_sklearn_on_digits_and_breast_cancer():
+    for X, y, epochs in [(*load_digits_4_vs_9(), 30), (*load_breast_cancer(), 20)]:
+        ours = _fit(X, y, max_iter=epochs, fit_intercept=False)
+        sk = SkPerceptron(fit_intercept=False, shuffle=False, tol=None, max_iter=epochs)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", ConvergenceWarning)
+            sk.fit(X, y)
+        np.testing.assert_array_equal(ours.coef_, sk.coef_)
+
+
+def test_and_gate_textbook_example():
+    X, y = logic_gate("and")
+    clf = Perceptron(shuffle=False).fit(X, y)
+    assert clf.converged_ and clf.score(X, y) == 1.0
+    w_ref, errors = reference_perceptron(X, y)
+    np.testing.assert_array_equal(clf.weights_, w_ref)
+    assert clf.history_["errors"][-1] == 0
+
+
+def test_learning_rate_only_scales_weights_from_zero():
+    X, y, _ = teacher_student(200, 10, random_state=3)
+    base = _fit(X, y, eta=1.0, max_iter=50)
+    for eta in [0.25, 4.0]:  # powers of two: the scaling is exact in floating point
+        other = _fit(X, y, eta=eta, max_iter=50)
+        np.testing.assert_array_equal(other.coef_, eta * base.coef_)
+        assert other.history_["errors"].tolist() == base.history_["errors"].tolist()
+    other = _fit(X, y, eta=0.3, max_iter=50)  # any η: same mistakes, same predictions
+    assert other.history_["errors"].tolist() == base.history_["errors"].tolist()
+    np.testing.assert_array_equal(other.predict(X), base.predict(X))
+
+
+def test_xor_does_not_converge_and_warns():
+    X, y = logic_gate("xor")
+    with pytest.warns(ConvergenceWarning, match="max_iter=7"):
+        clf = Perceptron(max_iter=7, random_state=0).fit(X, y)
+    assert not clf.converged_ and clf.n_iter_ == 7 and len(clf.history_["errors"]) == 7
+    assert np.all(clf.history_["errors"] > 0)
+
+
+@pytest.mark.parametrize("params, message", [
+    ({"eta": 0.0}, "eta must be a positive number"),
+    ({"eta": -1}, "eta must be a positive number"),
+    ({"eta": float("nan")}, "eta must be a positive number"),
+    ({"eta": float("inf")}, "eta must be finite"),
+    ({"eta": "1"}, "eta must be a positive number"),
+    ({"max_iter": 0}, "max_iter must be a positive integer"),
+    ({"max_iter": 2.5}, "max_iter must be a positive integer"),
+    ({"shuffle": "yes"}, "shuffle must be True or False"),
+    ({"fit_intercept": 1}, "fit_intercept must be True or False"),
+])
+def test_bad_parameters_raise(params, message):
+    X, y = logic_gate("and")
+    with pytest.raises(ValueError, match=message):
+        Perceptron(**params).fit(X, y)
+
+
+def test_bad_data_raise():
+    X, y = logic_gate("and")
+    bad = X.copy()
+    bad[0, 0] = np.nan
+    with pytest.raises(ValueError, match="NaN"):
+        Perceptron().fit(bad, y)
+    with pytest.raises(ValueError, match="2 classes"):
+        Perceptron().fit(X, np.ones(4))
+    with pytest.raises(ValueError, match="inconsistent numbers of samples"):
+        Perceptron().fit(X, y[:3])
+
+
+def test_shuffle_is_reproducible_and_works_in_pipeline_and_learning_curve():
+    X, y = load_breast_cancer()
+    pipe = make_pipeline(StandardScaler(), Perceptron(max_iter=30, random_state=1))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        a = clone(pipe).fit(X, y).predict(X)
+        b = clone(pipe).fit(X, y).predict(X)
+        sizes, train, test = learning_curve(pipe, X, y, train_sizes=[0.3, 1.0], cv=3)
+    np.testing.assert_array_equal(a, b)
+    assert np.mean(a == y) > 0.9 and test.mean() > 0.85
+
+
+def test_max_margin_against_closed_form_and_kkt():
+    # two points: the margin is half their distance; through the origin it is |x|
+    X = np.array([[0.0, 1.0], [0.0, -1.0]])
+    w, gamma = max_margin(X, [1, -1], fit_intercept=False)
+    np.testing.assert_allclose(w, [0.0, 1.0], atol=1e-12)
+    assert gamma == pytest.approx(1.0)
+    X, y, _ = teacher_student(40, 3, random_state=0)
+    w, gamma = max_margin(X, y)
+    Z = y[:, None] * np.hstack([np.ones((40, 1)), X])
+    margins = Z @ w
+    support = margins < gamma + 1e-7
+    assert margins.min() == pytest.approx(gamma) and support.sum() >= 2
+    # KKT: w is a non-negative combination of the support vectors
+    from scipy.optimize import nnls
+    coef, residual = nnls(Z[support].T, w)
+    assert residual < 1e-8
+    with pytest.raises(ValueError, match="not linearly separable"):
+        max_margin(*logic_gate("xor"))
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_novikoff_bound_holds(seed):
+    rng = np.random.default_rng(seed)
+    n, d = int(rng.integers(5, 60)), int(rng.integers(1, 6))
+    X, y, _ = teacher_student(n, d, random_state=seed)
+    X = X + rng.normal(0, 1, d)  # inhomogeneous: the hyperplane misses the origin
+    y = np.where((X - X.mean(0)) @ rng.normal(size=d) > 0, 1, -1)
+    if len(set(y)) < 2:
+        return
+    for eta in (1.0, 0.1):
+        clf = Perceptron(max_iter=100_000, eta=eta, random_state=seed).fit(X, y)
+        assert clf.converged_ and clf.t_ <= novikoff_bound(X, y)
+
+
+@parametrize_with_checks([Perceptron(random_state=0), Perceptron(shuffle=False, max_iter=50)])
+def test_sklearn_compatible(estimator, check):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        check(estimator)
+
+
+def test_trace_ends_at_the_fitted_weights_and_records_each_update():
+    X, y, _ = teacher_student(80, 3, random_state=4)
+    weights, corrected = perceptron_trace(X, y, eta=0.5)
+    clf = Perceptron(shuffle=False, eta=0.5).fit(X, y)
+    np.testing.assert_array_equal(weights[-1], clf.weights_)
+    assert len(corrected) == clf.t_ == len(weights) - 1
+    Xa = np.hstack([np.ones((80, 1)), X])
+    steps = np.diff(weights, axis=0)
+    np.testing.assert_allclose(steps, 0.5 * y[corrected, None] * Xa[corrected])
