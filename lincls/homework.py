@@ -725,8 +725,6 @@ def make_student_sources(root=".", dest="_build/student/src", repository_url=Non
     ignore = shutil.ignore_patterns("__pycache__", ".ipynb_checkpoints", "_build", "*.pyc")
     shutil.copytree(root / "book", dest / "book", ignore=ignore)
     shutil.copytree(root / "lincls", dest / "lincls", ignore=ignore)  # literalinclude
-    if (root / "_ext").is_dir():  # the local Sphinx extension named in _config.yml
-        shutil.copytree(root / "_ext", dest / "_ext", ignore=ignore)
     # the files Binder needs to install the environment from the student repository
     for name in ("_toc.yml", "requirements.txt", "runtime.txt", "postBuild", "pyproject.toml",
                  "README.md"):

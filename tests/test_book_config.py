@@ -51,7 +51,6 @@ def test_repository_url_is_set_in_one_place():
 def test_a_chapter_that_raises_fails_the_build(tmp_path):
     """Build a one-page book with our configuration whose only cell raises."""
     shutil.copy(ROOT / "_config.yml", tmp_path / "_config.yml")
-    shutil.copytree(ROOT / "_ext", tmp_path / "_ext")  # local Sphinx extension in the config
     book = tmp_path / "book"
     book.mkdir()
     shutil.copy(ROOT / "book" / "references.bib", book / "references.bib")

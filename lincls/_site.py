@@ -1,4 +1,6 @@
-"""Small fixes to the pages of the website, found by tests/test_browser.py.
+"""Small fixes to the pages of the book's website, found by tests/test_browser.py.
+
+A Sphinx extension (listed in ``_config.yml``), not part of the algorithms.
 
 Each removes JavaScript console errors that pages showed on a reader's first visit:
 
@@ -9,8 +11,8 @@ Each removes JavaScript console errors that pages showed on a reader's first vis
   invalid theme mode". It now starts from ``auto`` (follow the reader's system).
 - on pages with widgets, the ipywidgets HTML manager loads its icon fonts relative to
   the page instead of the CDN, and calls MathJax 2's ``MathJax.Hub.Queue``, which the
-  site's MathJax 3 lacks. ``static/widgets-setup.js`` (listed in ``nb_ipywidgets_js`` in
-  ``_config.yml``, between require.js and the manager) fixes both.
+  site's MathJax 3 lacks. ``_site_static/widgets-setup.js`` (listed in
+  ``nb_ipywidgets_js`` in ``_config.yml``, between require.js and the manager) fixes both.
 """
 
 from pathlib import Path
@@ -29,7 +31,7 @@ def fix_page(app, pagename, templatename, context, doctree):
 
 
 def add_static_path(app):
-    app.config.html_static_path.append(str(Path(__file__).parent / "static"))
+    app.config.html_static_path.append(str(Path(__file__).parent / "_site_static"))
 
 
 def setup(app):
