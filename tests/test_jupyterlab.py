@@ -34,6 +34,7 @@ PANEL = ".jp-NotebookPanel:not(.lm-mod-hidden)"
 ERRORS = ", ".join(f'{PANEL} .jp-OutputArea-output[data-mime-type="application/vnd.jupyter.{m}"]'
                    for m in ("error", "stderr"))
 HTML = ROOT / "_build" / "html"
+OUTPUT_ASSETS = ("https://maxcdn.bootstrapcdn.com/font-awesome/", "https://cdn.jsdelivr.net/npm/")
 SCREENSHOTS = ROOT / "_build" / "screenshots"
 RUN_TIMEOUT_MS = int(os.environ.get("LAB_RUN_TIMEOUT_MS", 180_000))  # all cells of a chapter
 
@@ -167,9 +168,11 @@ def test_chapter_runs_as_a_notebook(lab, browser, chapter):
     context = browser.new_context(viewport={"width": 1280, "height": 900})
     context.set_default_timeout(60_000)
     page = context.new_page()
-    # JupyterLab runs with its network features off; nothing may leave the machine.
+    # JupyterLab runs with its network features off: nothing of its own may leave the
+    # machine. Outputs may link CDN assets (matplotlib's JavaScript animations link Font
+    # Awesome); on Binder they load, here they fail harmlessly, so they are allowed.
     outside = []
-    page.on("request", lambda r: r.url.startswith((base, "data:", "blob:"))
+    page.on("request", lambda r: r.url.startswith((base, "data:", "blob:", *OUTPUT_ASSETS))
             or outside.append(r.url))
     try:
         # ?reset starts from an empty workspace: no tabs (and kernels) of earlier chapters.
