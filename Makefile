@@ -1,6 +1,7 @@
 # Two commands do all the set-up on a fresh machine:
 #   make book   builds the website into _build/html
-#   make test   runs every test layer (lint, lincls, homework, book build, student site)
+#   make test   runs every test layer (lint, lincls, homework, book build, student site,
+#               browser)
 #   make student-book  builds the student edition (no solutions) into _build/student/html
 SHELL := /bin/bash
 VENV ?= .venv
@@ -11,7 +12,8 @@ export PYDEVD_DISABLE_FILE_VALIDATION := 1
 BOOK_FLAGS := -n -W --keep-going
 NBVAL := --nbval -p no:cacheprovider --nbval-sanitize-with tests/sanitize.cfg
 
-.PHONY: book test lint unit homework release book-clean student-book student-test bench clean
+.PHONY: book test lint unit homework release book-clean student-book student-test browser \
+        chromium bench clean
 
 $(PY):
 	python3 -m venv $(VENV)
@@ -25,13 +27,35 @@ $(VENV)/.installed-dev: requirements-dev.txt $(VENV)/.installed-book
 	$(PY) -m pip install --quiet -r requirements-dev.txt
 	touch $@
 
+# Local copies of the website's CDN assets (MathJax, require.js, the ipywidgets HTML
+# manager) at the exact versions pinned in tests/browser/package.json, fetched from the
+# npm registry with npm. tests/test_browser.py serves them to Chromium in place of the CDN.
+VENDOR := $(VENV)/vendor
+$(VENDOR)/.installed: tests/browser/package.json | $(PY)
+	rm -rf $(VENDOR) && mkdir -p $(VENDOR)
+	@command -v npm >/dev/null || { echo "npm not found: browser tests will skip"; exit 0; }; \
+	for spec in $$($(PY) -c 'import json, sys; print(*(f"{k}@{v}" for k, v in json.load(open(sys.argv[1]))["dependencies"].items()))' $<); do \
+	  name=$${spec%@*}; mkdir -p $(VENDOR)/$$name; \
+	  tgz=$$(cd $(VENDOR) && npm pack --silent --pack-destination . $$spec) && \
+	  tar -xzf $(VENDOR)/$$tgz -C $(VENDOR)/$$name --strip-components=1 && rm $(VENDOR)/$$tgz || exit 1; \
+	done; touch $@
+
+## make chromium: install Debian's chromium for the browser tests (only as root with apt)
+chromium:
+	@if command -v chromium >/dev/null; then :; \
+	elif [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+	  apt-get update -qq && apt-get install -y -qq chromium >/dev/null \
+	  || echo "apt-get could not install chromium: browser tests will skip (fail under CI=true)"; \
+	else echo "chromium missing, and not root with apt: browser tests will skip (fail under CI=true)"; fi
+
 ## make book: build the website (cached execution) into _build/html
 book: $(VENV)/.installed-book
 	$(BIN)/jupyter-book build . $(BOOK_FLAGS)
 
 ## make test: all test layers, in order
 test: $(VENV)/.installed-dev
-	$(MAKE) --no-print-directory lint unit homework release book-clean student-book student-test
+	$(MAKE) --no-print-directory lint unit homework release book-clean student-book student-test \
+	  browser
 
 lint:
 	$(BIN)/ruff check .
@@ -63,6 +87,10 @@ book-clean:
 	rm -rf _build
 	$(BIN)/jupyter-book build . $(BOOK_FLAGS)
 	$(BIN)/pytest -m site tests/test_site.py
+
+## make browser: the built site in headless Chromium, and the Binder path in JupyterLab
+browser: $(VENV)/.installed-dev $(VENDOR)/.installed chromium
+	$(BIN)/pytest -m browser tests/test_browser.py tests/test_jupyterlab.py
 
 bench: $(VENV)/.installed-dev
 	$(PY) -m benchmarks

@@ -726,7 +726,8 @@ def make_student_sources(root=".", dest="_build/student/src", repository_url=Non
     shutil.copytree(root / "book", dest / "book", ignore=ignore)
     shutil.copytree(root / "lincls", dest / "lincls", ignore=ignore)  # literalinclude
     # the files Binder needs to install the environment from the student repository
-    for name in ("_toc.yml", "requirements.txt", "pyproject.toml", "README.md"):
+    for name in ("_toc.yml", "requirements.txt", "runtime.txt", "postBuild", "pyproject.toml",
+                 "README.md"):
         if (root / name).exists():
             shutil.copy2(root / name, dest / name)
     for path in sorted((dest / "book").rglob("*.md")):

@@ -1,0 +1,309 @@
+"""Every page of the built website in headless Chromium, offline.
+
+The site is served from ``_build/html`` on 127.0.0.1. The third-party JavaScript it
+loads from jsDelivr (MathJax, require.js, the ipywidgets HTML manager; pinned in
+``_config.yml``) is answered from local npm copies in ``.venv/vendor`` (``make browser``
+fetches them; versions in ``tests/browser/package.json``). Any other request that leaves
+127.0.0.1 is blocked and reported. Run by ``make test`` after the book build.
+"""
+
+import functools
+import http.server
+import json
+import mimetypes
+import re
+import threading
+from pathlib import Path
+from urllib.parse import unquote, urlsplit
+
+import pytest
+import yaml
+from chromium import launch, require, require_chromium
+
+ROOT = Path(__file__).resolve().parents[1]
+HTML = ROOT / "_build" / "html"
+VENDOR = ROOT / ".venv" / "vendor"
+SCREENSHOTS = ROOT / "_build" / "screenshots"
+CDN = re.compile(r"^https://cdn\.jsdelivr\.net/npm/((?:@[^/]+/)?[^/@]+)@([^/]+)/([^?#]*)")
+# Other CDN folders the site's scripts load (the HTML manager adds Font Awesome 4.4),
+# and the npm package@version they hold.
+MIRRORS = {"https://maxcdn.bootstrapcdn.com/font-awesome/4.4.0/": "font-awesome@4.4.0/"}
+SKIP_DIRS = {"_static", "_sources", "_images", "_sphinx_design_static"}
+
+pytestmark = pytest.mark.browser
+
+
+@pytest.fixture(scope="module", autouse=True)
+def requirements():
+    require_chromium()
+    require((VENDOR / ".installed").exists(),
+            "local copies of the CDN assets are missing: run `make browser` (needs npm)")
+
+
+def site_pages():
+    """Every HTML page of the built site, as paths relative to _build/html without suffix."""
+    return sorted(p.relative_to(HTML).with_suffix("").as_posix() for p in HTML.rglob("*.html")
+                  if not SKIP_DIRS & set(p.relative_to(HTML).parts))
+
+
+def screenshot_pages():
+    """The landing page and the first chapter of every part of the TOC."""
+    toc = yaml.safe_load((ROOT / "_toc.yml").read_text())
+    return [toc["root"]] + [part["chapters"][0]["file"] for part in toc["parts"]]
+
+
+@functools.cache
+def anchors(path):
+    """The ids a fragment can point to in the HTML file `path`."""
+    return set(re.findall(r'\bid="([^"]+)"', path.read_text(errors="ignore")))
+
+
+class Quiet(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, *args):
+        pass
+
+
+@pytest.fixture(scope="module")
+def server():
+    if not (HTML / "index.html").exists():
+        pytest.fail("_build/html is missing: build the book first (make book)")
+    httpd = http.server.ThreadingHTTPServer(
+        ("127.0.0.1", 0), functools.partial(Quiet, directory=str(HTML)))
+    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{httpd.server_address[1]}/"
+    httpd.shutdown()
+    httpd.server_close()
+
+
+@pytest.fixture(scope="module")
+def offline(server):
+    """A browser context that sees only the local site and the local CDN copies.
+
+    Yields the context and the list of offline problems (blocked or unknown requests).
+    """
+    problems = []
+
+    def handle(route):
+        url = route.request.url
+        if url.startswith(server) or url.startswith("data:"):
+            return route.continue_()
+        for prefix, package in MIRRORS.items():
+            if url.startswith(prefix):
+                url = "https://cdn.jsdelivr.net/npm/" + package + url[len(prefix):]
+        match = CDN.match(url)
+        if not match:
+            problems.append(f"blocked request to {url}")
+            return route.abort()
+        name, version, path = match.groups()
+        package = VENDOR / name
+        if not (package / "package.json").exists():
+            problems.append(f"no local copy of npm package {name} for {url}")
+            return route.fulfill(status=404)
+        local = json.loads((package / "package.json").read_text())["version"]
+        target = package / path
+        if local != version:
+            problems.append(f"{url} asks for {name}@{version}, the local copy is {local}")
+        if not target.is_file():
+            problems.append(f"{url}: {path} is not in the local copy of {name}@{local}")
+            return route.fulfill(status=404, headers={"Access-Control-Allow-Origin": "*"})
+        route.fulfill(status=200, body=target.read_bytes(),
+                      content_type=mimetypes.guess_type(target.name)[0] or "text/plain",
+                      headers={"Access-Control-Allow-Origin": "*"})
+
+    with launch() as browser:
+        context = browser.new_context(viewport={"width": 1280, "height": 900})
+        context.set_default_timeout(30_000)
+        context.route("**/*", handle)
+        yield context, problems
+        context.close()
+
+
+def open_page(offline, server, name, query=""):
+    """Open page `name` and return it with the list of problems it reports."""
+    context, problems = offline
+    problems.clear()
+    page = context.new_page()
+    page.on("console", lambda m: m.type == "error" and problems.append(f"console: {m.text}"))
+    page.on("pageerror", lambda e: problems.append(f"page error: {e}"))
+    page.on("requestfailed", lambda r: problems.append(f"failed: {r.url} ({r.failure})"))
+    page.goto(f"{server}{name}.html{query}", wait_until="load")
+    return page, problems
+
+
+# How many of each checked thing the pages had, so that a selector gone stale cannot
+# make the checks pass by finding nothing.
+SEEN = {"math": 0, "images": 0, "widgets": 0, "animations": 0, "dropdowns": 0, "links": 0}
+
+
+def count(page, what, selector):
+    SEEN[what] += page.locator(selector).count()
+
+
+def typeset(page):
+    """Wait for MathJax, if the page loads it, to finish typesetting; return what is wrong."""
+    if page.locator("script[src*='mathjax']").count() == 0:
+        raw = page.locator("main .math").count()
+        return [f"{raw} math elements but MathJax is not loaded"] if raw else []
+    page.wait_for_function("() => window.MathJax && MathJax.startup && MathJax.startup.promise")
+    page.evaluate("() => MathJax.startup.promise")
+    return page.evaluate(r"""() => {
+        const problems = [];
+        const errors = document.querySelectorAll('mjx-merror, [data-mjx-error]');
+        for (const e of errors)
+            problems.push('MathJax error: ' + (e.getAttribute('data-mjx-error') || e.textContent));
+        const main = document.querySelector('main').cloneNode(true);
+        const skip = 'pre, code, script, style, mjx-container, mjx-assistive-mml, textarea';
+        main.querySelectorAll(skip).forEach(e => e.remove());
+        const text = main.textContent;
+        for (const raw of ['$$', '\\(', '\\)', '\\[', '\\begin{'])
+            if (text.includes(raw)) {
+                const at = text.indexOf(raw);
+                const around = text.slice(Math.max(0, at - 40), at + 40);
+                problems.push('untypeset math ' + JSON.stringify(around));
+            }
+        const math = document.querySelectorAll('main .math').length;
+        const typeset = document.querySelectorAll('main .math mjx-container').length;
+        if (typeset < math)
+            problems.push(`${math - typeset} of ${math} .math elements not typeset`);
+        return problems;
+    }""")
+
+
+def images(page):
+    page.evaluate("""() => Promise.all([...document.images].map(img =>
+        img.complete ? null : new Promise(r => { img.onload = img.onerror = r; })))""")
+    broken = page.evaluate("""() => [...document.images]
+        .filter(img => !(img.complete && img.naturalWidth > 0)).map(img => img.src.slice(0, 80))""")
+    return [f"image not loaded: {src}" for src in broken]
+
+
+def widgets(page):
+    """Embedded widget views render as visible widgets (the HTML manager replaces each view)."""
+    views = page.locator('script[type="application/vnd.jupyter.widget-view+json"]').count()
+    if not views:
+        return []
+    page.wait_for_function(
+        """n => document.querySelectorAll('.jupyter-widgets.widget-container, .jupyter-widgets'
+              + '.widget-inline-hbox, .jupyter-widgets.widget-output').length > 0""", arg=views)
+    return page.evaluate("""() => {
+        const problems = [];
+        const views = 'script[type="application/vnd.jupyter.widget-view+json"]';
+        for (const s of document.querySelectorAll(views)) {
+            const area = w => w.getBoundingClientRect().width * w.getBoundingClientRect().height;
+            const shown = [...s.parentElement.querySelectorAll('.jupyter-widgets')]
+                .filter(w => area(w) > 0);
+            if (!shown.length)
+                problems.push('widget view not rendered: ' + s.textContent.slice(0, 80));
+            if (/Error displaying widget/.test(s.parentElement.textContent))
+                problems.push('widget error: ' + s.parentElement.textContent.slice(0, 120));
+        }
+        return problems;
+    }""")
+
+
+def animations(page):
+    """Each matplotlib JavaScript animation shows a new frame after Play is pressed."""
+    problems = []
+    for i in range(page.locator("div.animation").count()):
+        anim = page.locator("div.animation").nth(i)
+        img = anim.locator("img").first
+        before = img.get_attribute("src")
+        anim.locator("button[onclick*='play_animation']").click()
+        try:
+            page.wait_for_function("([el, src]) => el.src !== src",
+                                   arg=[img.element_handle(), before], timeout=10_000)
+        except Exception:
+            problems.append(f"animation {i} does not change frame when played")
+        anim.locator("button[onclick*='pause_animation']").click()
+    return problems
+
+
+def dropdowns(page):
+    """Every dropdown admonition (exercise solutions) and <details> block opens on click."""
+    problems = []
+    boxes = page.locator("main div.admonition.dropdown")
+    for i in range(boxes.count()):
+        box = boxes.nth(i)
+        body = box.locator(":scope > :not(.admonition-title)").first
+        if body.is_visible():
+            problems.append(f"dropdown {i} is open before it is clicked")
+        box.locator(".admonition-title").click()
+        try:
+            body.wait_for(state="visible", timeout=5_000)
+        except Exception:
+            problems.append(f"dropdown {i} does not open: {box.inner_text()[:60]!r}")
+    details = page.locator("main details")
+    for i in range(details.count()):
+        block = details.nth(i)
+        block.locator(":scope > summary").click()
+        if block.get_attribute("open") is None:
+            problems.append(f"<details> {i} does not open")
+    return problems
+
+
+def links(page, server, name):
+    """Every link into the site points to an existing file and, with #anchor, an existing id."""
+    problems = []
+    hrefs = page.evaluate("() => [...document.querySelectorAll('a[href]')].map(a => a.href)")
+    for href in set(hrefs):
+        if not href.startswith(server):
+            continue
+        parts = urlsplit(href)
+        path = HTML / unquote(parts.path).lstrip("/")
+        if path.is_dir():
+            path = path / "index.html"
+        if not path.is_file():
+            problems.append(f"broken link {href}")
+        elif (parts.fragment and path.suffix == ".html"
+              and unquote(parts.fragment) not in anchors(path)):
+            problems.append(f"broken anchor {href}")
+    return problems
+
+
+@pytest.mark.parametrize("name", site_pages() if HTML.exists() else ["index"])
+def test_page(offline, server, name):
+    page, problems = open_page(offline, server, name)
+    try:
+        for what, selector in [
+                ("math", "main mjx-container"), ("images", "img"),
+                ("widgets", "main .jupyter-widgets"), ("animations", "div.animation"),
+                ("dropdowns", "main div.admonition.dropdown, main details"),
+                ("links", "a.reference.internal")]:
+            count(page, what, selector)
+        found = typeset(page) + images(page) + widgets(page) + animations(page)
+        if name in screenshot_pages():
+            SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+            page.evaluate("() => window.scrollTo(0, 0)")
+            page.screenshot(path=SCREENSHOTS / (name.replace("/", "_") + ".png"))
+        found += dropdowns(page) + links(page, server, name)
+        found += problems
+    finally:
+        page.close()
+    assert found == [], "\n".join(found)
+
+
+def test_the_checks_saw_every_kind_of_content():
+    """The site has math, images, widgets, an animation, dropdowns and cross-references."""
+    assert all(SEEN.values()), SEEN
+
+
+def test_screenshots_cover_every_part(offline, server):
+    missing = [n for n in screenshot_pages()
+               if not (SCREENSHOTS / (n.replace("/", "_") + ".png")).is_file()]
+    assert missing == []
+
+
+def test_search_finds_perceptron(offline, server):
+    page, problems = open_page(offline, server, "search", "?q=perceptron")
+    try:
+        # Sphinx shows the results one by one, then a summary "Search finished, found ...".
+        page.locator("#search-results .search-summary", has_text="found").wait_for(timeout=30_000)
+        hrefs = [a.get_attribute("href")
+                 for a in page.locator("#search-results ul.search li a").all()]
+        found = {urlsplit(h).path.removesuffix(".html") for h in hrefs}
+    finally:
+        page.close()
+    assert "book/binary_classification" in found, hrefs  # where the perceptron is introduced
+    assert found <= set(site_pages()), found - set(site_pages())
+    assert problems == []
