@@ -70,6 +70,28 @@ def _check_positive(name, value, *, allow_inf=False, integer=False):
         raise ValueError(f"{name} must be finite; got {value!r}.")
 
 
+def _check_flag(name, value):
+    """Raise ValueError unless ``value`` is True or False."""
+    if not isinstance(value, (bool, np.bool_)):
+        raise ValueError(f"{name} must be True or False; got {value!r}.")
+
+
+def _check_interval(name, value, low, high, *, closed=(False, False)):
+    """Raise ValueError unless ``value`` is a real number in the interval (low, high).
+
+    ``closed`` says which ends belong to the interval; ``high=np.inf`` with an open
+    right end asks for a finite number.
+    """
+    is_number = isinstance(value, (int, float, np.integer, np.floating))
+    inside = is_number and not isinstance(value, bool) and (
+        (low <= value if closed[0] else low < value)
+        and (value <= high if closed[1] else value < high))
+    if not inside:
+        left, right = "[" if closed[0] else "(", "]" if closed[1] else ")"
+        raise ValueError(f"{name} must be a number in the interval {left}{low}, {high}{right}; "
+                         f"got {value!r}.")
+
+
 class LinearClassifier(ClassifierMixin, BaseEstimator):
     """Base class: a two-class linear classifier ``sign(w · x + b)``.
 
@@ -102,8 +124,7 @@ class LinearClassifier(ClassifierMixin, BaseEstimator):
 
     def _validate_params(self):
         """Check hyper-parameters; subclasses extend it."""
-        if not isinstance(self.fit_intercept, (bool, np.bool_)):
-            raise ValueError(f"fit_intercept must be True or False; got {self.fit_intercept!r}.")
+        _check_flag("fit_intercept", self.fit_intercept)
 
     # -- shared machinery -------------------------------------------------------------
     def fit(self, X, y):

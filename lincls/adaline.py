@@ -12,7 +12,7 @@ Widrow–Hoff LMS (``batch_size=1``) and mini-batch learning (``batch_size=k``).
 import numpy as np
 from sklearn.utils import check_random_state
 
-from ._base import LinearClassifier, _check_positive
+from ._base import LinearClassifier, _check_flag, _check_interval, _check_positive
 
 __all__ = ["Adaline", "mse_loss", "mse_gradient", "adaline_step"]
 
@@ -147,13 +147,9 @@ class Adaline(LinearClassifier):
         _check_positive("max_iter", self.max_iter, integer=True)
         if self.batch_size is not None:
             _check_positive("batch_size", self.batch_size, integer=True)
-        for name in ("eta_decay", "shuffle"):
-            if not isinstance(getattr(self, name), (bool, np.bool_)):
-                raise ValueError(f"{name} must be True or False; got {getattr(self, name)!r}.")
-        tol = self.tol
-        if isinstance(tol, bool) or not isinstance(tol, (int, float, np.integer, np.floating)) \
-                or not 0 <= tol < np.inf:
-            raise ValueError(f"tol must be a non-negative finite number; got {tol!r}.")
+        _check_flag("eta_decay", self.eta_decay)
+        _check_flag("shuffle", self.shuffle)
+        _check_interval("tol", self.tol, 0, np.inf, closed=(True, False))
 
     def _learning_rate(self, step):
         """α(k) = α(0)/k with decay, else the constant η."""

@@ -13,7 +13,7 @@ exists.
 import numpy as np
 import scipy.linalg
 
-from ._base import LinearClassifier, _check_positive
+from ._base import LinearClassifier, _check_interval, _check_positive
 
 __all__ = ["LeastSquares", "HoKashyap", "normalized_samples", "mse_solution", "ho_kashyap_step"]
 
@@ -66,19 +66,6 @@ def ho_kashyap_step(a, b, Y, Y_pinv, eta):
     e = Y @ a - b
     b = b + eta * (e + np.abs(e))
     return Y_pinv @ b, b, e
-
-
-def _check_fraction(name, value, low, high):
-    ok = isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(value, bool)
-    if not ok or not low < value < high:
-        raise ValueError(f"{name} must be a number in the open interval ({low}, {high}); "
-                         f"got {value!r}.")
-
-
-def _check_tol(tol):
-    if isinstance(tol, bool) or not isinstance(tol, (int, float, np.integer, np.floating)) \
-            or not 0 <= tol < np.inf:
-        raise ValueError(f"tol must be a non-negative finite number; got {tol!r}.")
 
 
 class LeastSquares(LinearClassifier):
@@ -225,9 +212,9 @@ class HoKashyap(LinearClassifier):
 
     def _validate_params(self):
         super()._validate_params()
-        _check_fraction("eta", self.eta, 0, 1)
+        _check_interval("eta", self.eta, 0, 1)
         _check_positive("max_iter", self.max_iter, integer=True)
-        _check_tol(self.tol)
+        _check_interval("tol", self.tol, 0, np.inf, closed=(True, False))
 
     def _fit_augmented(self, X, y):
         Y = normalized_samples(X, y)

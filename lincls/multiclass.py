@@ -18,7 +18,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from ._base import _check_positive, augment
+from ._base import _check_flag, _check_positive, augment
 from ._blas import one_blas_thread
 
 __all__ = [
@@ -235,9 +235,8 @@ class MulticlassPerceptron(ClassifierMixin, BaseEstimator):
         _check_positive("max_iter", self.max_iter, integer=True)
         if self.correction not in ("fixed", "absolute"):
             raise ValueError(f'correction must be "fixed" or "absolute"; got {self.correction!r}.')
-        for name in ("fit_intercept", "shuffle"):
-            if not isinstance(getattr(self, name), (bool, np.bool_)):
-                raise ValueError(f"{name} must be True or False; got {getattr(self, name)!r}.")
+        _check_flag("fit_intercept", self.fit_intercept)
+        _check_flag("shuffle", self.shuffle)
 
     def _increment(self, W, z, true, wrong):
         if self.correction == "fixed":

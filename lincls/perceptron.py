@@ -31,7 +31,7 @@ import numpy as np
 from scipy.optimize import nnls
 from sklearn.utils import check_random_state
 
-from ._base import LinearClassifier, _check_positive
+from ._base import LinearClassifier, _check_flag, _check_positive
 from ._blas import one_blas_thread
 
 __all__ = [
@@ -366,8 +366,7 @@ class Perceptron(LinearClassifier):
         super()._validate_params()
         _check_positive("eta", self.eta)
         _check_positive("max_iter", self.max_iter, integer=True)
-        if not isinstance(self.shuffle, (bool, np.bool_)):
-            raise ValueError(f"shuffle must be True or False; got {self.shuffle!r}.")
+        _check_flag("shuffle", self.shuffle)
 
     def _fit_augmented(self, X, y):
         w = np.zeros(X.shape[1])

@@ -13,7 +13,7 @@ update: it corrects one problem at a time with the sample that helps it most.
 import numpy as np
 from sklearn.utils import check_random_state
 
-from ._base import _check_positive
+from ._base import _check_flag, _check_interval, _check_positive
 from .perceptron import Perceptron, _one_blas_thread, fast_epoch, rounding_bound
 
 __all__ = ["Pocket", "ModifiedPerceptron", "training_errors", "pocket_compete", "best_helper",
@@ -128,8 +128,7 @@ class Pocket(Perceptron):
 
     def _validate_params(self):
         super()._validate_params()
-        if not isinstance(self.ratchet, (bool, np.bool_)):
-            raise ValueError(f"ratchet must be True or False; got {self.ratchet!r}.")
+        _check_flag("ratchet", self.ratchet)
 
     def _fit_augmented(self, X, y):
         n_samples = len(y)
@@ -245,9 +244,7 @@ class ModifiedPerceptron(Perceptron):
 
     def _validate_params(self):
         super()._validate_params()
-        if isinstance(self.c, bool) or not isinstance(self.c, (int, float, np.number)) \
-                or not np.isfinite(self.c) or self.c < 0:
-            raise ValueError(f"c must be a finite number >= 0; got {self.c!r}.")
+        _check_interval("c", self.c, 0, np.inf, closed=(True, False))
         if self.update not in ("best", "self"):
             raise ValueError(f'update must be "best" or "self"; got {self.update!r}.')
         _check_positive("eta", self.eta)

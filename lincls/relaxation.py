@@ -22,7 +22,14 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_X_y
 
-from ._base import LinearClassifier, _check_positive, augment, labels_to_signs
+from ._base import (
+    LinearClassifier,
+    _check_flag,
+    _check_interval,
+    _check_positive,
+    augment,
+    labels_to_signs,
+)
 
 __all__ = [
     "Relaxation",
@@ -264,14 +271,10 @@ class Relaxation(LinearClassifier):
         super()._validate_params()
         _check_positive("margin", self.margin)
         _check_positive("max_iter", self.max_iter, integer=True)
-        eta = self.eta
-        if (isinstance(eta, bool) or not isinstance(eta, (int, float, np.integer, np.floating))
-                or not 0 < eta < 2):
-            raise ValueError(f"eta must lie in the open interval (0, 2); got {eta!r}.")
+        _check_interval("eta", self.eta, 0, 2)
         if self.mode not in ("single", "batch"):
             raise ValueError(f'mode must be "single" or "batch"; got {self.mode!r}.')
-        if not isinstance(self.shuffle, (bool, np.bool_)):
-            raise ValueError(f"shuffle must be True or False; got {self.shuffle!r}.")
+        _check_flag("shuffle", self.shuffle)
 
     def _fit_augmented(self, X, y):
         Z = y[:, None] * X
@@ -368,8 +371,7 @@ def fractional_correction(X, y, *, lam=1.5, fit_intercept=True, max_iter=1000, w
     >>> result.converged, bool(np.all(y * (augment(X) @ result.w) > 0))
     (True, True)
     """
-    if isinstance(lam, bool) or not isinstance(lam, (int, float, np.number)) or not 0 < lam < 2:
-        raise ValueError(f"lam must lie in the open interval (0, 2); got {lam!r}.")
+    _check_interval("lam", lam, 0, 2)
     _check_positive("max_iter", max_iter, integer=True)
     X, y = check_X_y(X, y, dtype=np.float64)
     _, signs = labels_to_signs(y)

@@ -162,8 +162,8 @@ def test_modified_perceptron_separates_or_gate():
 @pytest.mark.parametrize("cls, params, message", [
     (Pocket, {"ratchet": "yes"}, "ratchet must be True or False"),
     (Pocket, {"eta": -1.0}, "eta must be a positive number"),
-    (ModifiedPerceptron, {"c": -0.1}, "c must be a finite number >= 0"),
-    (ModifiedPerceptron, {"c": float("nan")}, "c must be a finite number >= 0"),
+    (ModifiedPerceptron, {"c": -0.1}, r"c must be a number in the interval \[0, inf\)"),
+    (ModifiedPerceptron, {"c": float("nan")}, r"c must be a number in the interval \[0, inf\)"),
     (ModifiedPerceptron, {"update": "worst"}, 'update must be "best" or "self"'),
     (ModifiedPerceptron, {"max_iter": 0}, "max_iter must be a positive integer"),
 ])

@@ -167,7 +167,7 @@ def test_shuffling_is_reproducible():
 @pytest.mark.parametrize("eta", [0, 2, 2.5, -1, float("nan"), "1", True])
 def test_eta_outside_the_open_interval_is_rejected(eta):
     X, y = logic_gate("and")
-    with pytest.raises(ValueError, match=r"eta must lie in the open interval \(0, 2\)"):
+    with pytest.raises(ValueError, match=r"eta must be a number in the interval \(0, 2\)"):
         Relaxation(eta=eta).fit(X, y)
 
 
@@ -216,7 +216,7 @@ def test_zero_is_a_fixed_point_without_margin():
 @pytest.mark.parametrize("lam", [0, 2, -0.5])
 def test_fractional_correction_validates_lambda(lam):
     X, y = logic_gate("and")
-    with pytest.raises(ValueError, match=r"lam must lie in the open interval \(0, 2\)"):
+    with pytest.raises(ValueError, match=r"lam must be a number in the interval \(0, 2\)"):
         fractional_correction(X, y, lam=lam)
 
 
