@@ -90,7 +90,7 @@ book-clean:
 
 ## make browser: the built site in headless Chromium, and the Binder path in JupyterLab
 browser: $(VENV)/.installed-dev $(VENDOR)/.installed chromium
-	$(BIN)/pytest -m browser tests/test_browser.py tests/test_jupyterlab.py
+	$(BIN)/pytest -m browser --timeout 600 tests/test_browser.py tests/test_jupyterlab.py
 
 bench: $(VENV)/.installed-dev
 	$(PY) -m benchmarks

@@ -146,7 +146,12 @@ def typeset(page):
         raw = page.locator("main .math").count()
         return [f"{raw} math elements but MathJax is not loaded"] if raw else []
     page.wait_for_function("() => window.MathJax && MathJax.startup && MathJax.startup.promise")
-    page.evaluate("() => MathJax.startup.promise")
+    # a promise that never settles must fail the test, not hang it
+    finished = page.evaluate("""() => Promise.race([
+        MathJax.startup.promise.then(() => true),
+        new Promise(r => setTimeout(() => r(false), 30000))])""")
+    if not finished:
+        return ["MathJax did not finish typesetting within 30 s"]
     return page.evaluate(r"""() => {
         const problems = [];
         const errors = document.querySelectorAll('mjx-merror, [data-mjx-error]');
@@ -171,8 +176,11 @@ def typeset(page):
 
 
 def images(page):
-    page.evaluate("""() => Promise.all([...document.images].map(img =>
-        img.complete ? null : new Promise(r => { img.onload = img.onerror = r; })))""")
+    # wait for the images to settle, at most 15 s; any still missing are reported below
+    page.evaluate("""() => Promise.race([
+        Promise.all([...document.images].map(img =>
+            img.complete ? null : new Promise(r => { img.onload = img.onerror = r; }))),
+        new Promise(r => setTimeout(r, 15000))])""")
     broken = page.evaluate("""() => [...document.images]
         .filter(img => !(img.complete && img.naturalWidth > 0)).map(img => img.src.slice(0, 80))""")
     return [f"image not loaded: {src}" for src in broken]
