@@ -22,7 +22,7 @@ take seconds.
 
 import numpy as np
 
-from ._base import LinearClassifier, _check_positive
+from ._base import LinearClassifier, _check_interval, _check_positive
 from ._blas import one_blas_thread
 from .perceptron import max_margin
 
@@ -365,9 +365,7 @@ class _StabilityMixin:
     def _validate_params(self):
         super()._validate_params()
         _check_positive("max_iter", self.max_iter, integer=True)
-        _check_positive("tol", self.tol)
-        if self.tol >= 1:
-            raise ValueError(f"tol must be smaller than 1; got {self.tol!r}.")
+        _check_interval("tol", self.tol, 0, 1)
 
 
 class Hebb(LinearClassifier):
@@ -584,9 +582,7 @@ class AdaTron(_StabilityMixin, LinearClassifier):
 
     def _validate_params(self):
         super()._validate_params()
-        _check_positive("learning_rate", self.learning_rate)
-        if self.learning_rate >= 2:
-            raise ValueError(f"learning_rate must lie in (0, 2); got {self.learning_rate!r}.")
+        _check_interval("learning_rate", self.learning_rate, 0, 2)
 
     def _fit_augmented(self, X, y):
         n_samples = X.shape[0]
