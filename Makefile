@@ -1,9 +1,15 @@
 # Two commands do all the set-up on a fresh machine:
 #   make book   builds the website into _build/html
 #   make test   runs every test layer (lint, lincls, homework, book build, student site,
-#               browser)
+#               browser, other Pythons and the route without make)
 #   make student-book  builds the student edition (no solutions) into _build/student/html
 SHELL := /bin/bash
+# The interpreter that creates .venv; pick another with `make book PYTHON=python3.12`.
+PYTHON ?= python3
+# The Python versions the pins in requirements.txt install on (pyproject's requires-python
+# says the same; tests/test_pythons.py checks each one found on the machine).
+PY_MIN := 3.11
+PY_MAX := 3.13
 VENV ?= .venv
 BIN := $(VENV)/bin
 PY := $(BIN)/python
@@ -12,11 +18,21 @@ export PYDEVD_DISABLE_FILE_VALIDATION := 1
 BOOK_FLAGS := -n -W --keep-going
 NBVAL := --nbval -p no:cacheprovider --nbval-sanitize-with tests/sanitize.cfg
 
-.PHONY: book test lint unit homework release book-clean student-book student-test browser \
-        chromium bench clean
+.PHONY: book test lint unit homework release book-clean student-book nbgrader student-test browser \
+        pythons chromium bench clean
+
+# Before any install, `make book`/`make test` stop with one line when the interpreter (the
+# venv's, once it exists) is outside PY_MIN..PY_MAX. Plain `python -c`: any Python runs it.
+PY_USED := $(if $(wildcard $(PY)),$(PY),$(PYTHON))
+PY_FOUND = $(shell $(PY_USED) -c 'import sys; lo, hi = [tuple(map(int, v.split("."))) for v in sys.argv[1:]]; v = sys.version_info; print("ok" if lo <= v[:2] <= hi else "Python %d.%d.%d" % v[:3])' $(PY_MIN) $(PY_MAX) 2>/dev/null || echo "no working interpreter")
+ifneq ($(filter book test student-book,$(or $(MAKECMDGOALS),book)),)
+ifneq ($(PY_FOUND),ok)
+$(error found $(PY_FOUND) at $(PY_USED); the book supports Python $(PY_MIN) to $(PY_MAX): pick one with e.g. make $(firstword $(MAKECMDGOALS) book) PYTHON=python$(PY_MAX))
+endif
+endif
 
 $(PY):
-	python3 -m venv $(VENV)
+	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
 
 $(VENV)/.installed-book: requirements.txt pyproject.toml | $(PY)
@@ -54,8 +70,8 @@ book: $(VENV)/.installed-book
 
 ## make test: all test layers, in order
 test: $(VENV)/.installed-dev
-	$(MAKE) --no-print-directory lint unit homework release book-clean student-book student-test \
-	  browser
+	$(MAKE) --no-print-directory lint unit homework release nbgrader book-clean student-book \
+	  student-test browser pythons
 
 lint:
 	$(BIN)/ruff check .
@@ -68,15 +84,22 @@ homework:
 	$(BIN)/pytest $(NBVAL) book/homework
 	$(BIN)/pytest $(NBVAL) book/homework
 
-## release: validate and release the homework; the student versions must check, run
-## (exercises aside) and hold no solution
+## release: validate and release the homework (student versions, and grading versions
+## whose hidden tests hold the values of the teacher's solution); the student versions
+## must validate, run (exercises aside) and hold no solution
 release:
-	$(PY) -m lincls.homework check book/homework
-	$(PY) -m lincls.homework release book/homework _build/release/homework
+	$(PY) -m lincls.homework validate book/homework
+	$(PY) -m lincls.homework release book/homework _build/release/homework \
+	  --grading _build/release/grading
 	$(BIN)/pytest -m homework tests
 
+## nbgrader: the real nbgrader round trip (generate_assignment, autograde) on every homework
+nbgrader:
+	$(BIN)/pytest -m nbgrader --timeout 1800 tests/test_nbgrader.py
+
 ## make student-book: the student edition into _build/student/html (after `make book`
-## it reuses the execution cache). STUDENT_REPO=<url> points its Binder links there.
+## it reuses the execution cache). STUDENT_REPO=<url> points its Binder links there;
+## without it the student edition has no Binder, repository or issue button.
 student-book: $(VENV)/.installed-book
 	$(PY) -m lincls.homework student-book $(if $(STUDENT_REPO),--repository-url $(STUDENT_REPO))
 
@@ -91,6 +114,11 @@ book-clean:
 ## make browser: the built site in headless Chromium, and the Binder path in JupyterLab
 browser: $(VENV)/.installed-dev $(VENDOR)/.installed chromium
 	$(BIN)/pytest -m browser --timeout 600 tests/test_browser.py tests/test_jupyterlab.py
+
+## make pythons: a fresh venv on every other supported Python found (lincls tests, one
+## chapter), the one-line refusal of older ones, and the README's route without make
+pythons: $(VENV)/.installed-dev
+	$(BIN)/pytest -m pythons -v -rs --timeout 3600 tests/test_pythons.py
 
 bench: $(VENV)/.installed-dev
 	$(PY) -m benchmarks

@@ -38,8 +38,8 @@ def cases():
              svc, check, target=1.0, repeats=3),
         Case("AdaTron (γ=1) to κ ≥ 0.999 κ_opt, teacher–student N=200, α=5",
              lambda: AdaTron(max_iter=20_000, tol=1e-3).fit(X, y).coef_,
-             svc, check, target=None, repeats=3),
+             svc, check, target=1.0, repeats=3),
         Case("Minover to κ ≥ 0.999 κ_opt, teacher–student N=200, α=5",
              lambda: Minover(max_iter=5_000_000, tol=1e-3).fit(X, y).coef_,
-             svc, check, target=None, repeats=1),
+             svc, check, target=3.0, repeats=3),
     ]

@@ -22,7 +22,38 @@ One module per chapter topic; each module's docstring names the chapter that def
   site (``python -m lincls.homework``).
 """
 
-from ._base import LinearClassifier, augment
+from ._base import IterativeClassifier, LinearClassifier, augment, labels_to_signs
+from .adaline import Adaline
+from .datasets import (
+    load_breast_cancer,
+    load_digits_4_vs_9,
+    load_iris,
+    logic_gate,
+    random_labels,
+    teacher_student,
+)
+from .discriminant import LinearDiscriminant, is_linearly_separable
+from .least_squares import HoKashyap, LeastSquares
+from .metrics import error_rate, generalization_error, stabilities
+from .multiclass import MulticlassPerceptron
+from .pca import PCA
+from .perceptron import Perceptron, max_margin, novikoff_bound
+from .pocket import ModifiedPerceptron, Pocket
+from .relaxation import Relaxation, fractional_correction
+from .stability import AdaTron, Hebb, Minover, exact_optimal_stability
+from .svm import LinearSVM
 
 __version__ = "0.1.0"
-__all__ = ["LinearClassifier", "augment", "__version__"]
+__all__ = [
+    # estimators, in the order of the book
+    "LinearDiscriminant", "Perceptron", "Pocket", "ModifiedPerceptron", "Hebb", "Minover",
+    "AdaTron", "Relaxation", "MulticlassPerceptron", "Adaline", "LeastSquares", "HoKashyap",
+    "PCA", "LinearSVM",
+    # the bases every estimator builds on
+    "LinearClassifier", "IterativeClassifier", "augment", "labels_to_signs",
+    # data, measures and discriminant tools
+    "teacher_student", "random_labels", "logic_gate", "load_iris", "load_breast_cancer",
+    "load_digits_4_vs_9", "error_rate", "generalization_error", "stabilities",
+    "is_linearly_separable", "max_margin", "novikoff_bound", "exact_optimal_stability",
+    "fractional_correction", "__version__",
+]

@@ -20,10 +20,12 @@ import warnings
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.exceptions import ConvergenceWarning
+from sklearn.utils import check_random_state
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-__all__ = ["LinearClassifier", "augment", "labels_to_signs"]
+__all__ = ["LinearClassifier", "IterativeClassifier", "IterativeMixin", "augment",
+           "labels_to_signs"]
 
 
 def augment(X):
@@ -195,3 +197,84 @@ class LinearClassifier(ClassifierMixin, BaseEstimator):
         """Mark the fit as not converged and warn, as every bounded fit must."""
         self.converged_ = False
         warnings.warn(message, ConvergenceWarning, stacklevel=4)
+
+
+class IterativeMixin:
+    """The one training loop of every iterative estimator of the book.
+
+    Defined in chapter "Linear discriminant functions". The loop owns what every
+    iterative algorithm shares: the order of the samples (a new permutation from
+    ``random_state`` each epoch when the estimator has ``shuffle=True``), the bound
+    ``max_iter``, ``n_iter_``, ``history_``, ``converged_``, the ConvergenceWarning and
+    the per-epoch ``callback`` of ``fit``. An algorithm supplies
+
+    * ``_epoch(w, X, y) -> (values, done)``: one pass over the samples in the order given,
+      updating the weights ``w`` in place; ``values`` is a dict of numbers for
+      ``history_``, ``done`` says whether the algorithm has converged;
+    * ``_not_converged_message()``, the text of the warning.
+    """
+
+    _callback = None
+
+    def _run_epochs(self, w, X, y):
+        """Run ``_epoch`` until it reports convergence or ``max_iter`` epochs; return w."""
+        rng = check_random_state(getattr(self, "random_state", None))
+        shuffle = getattr(self, "shuffle", False)
+        history = {}
+        self.converged_ = False
+        for epoch in range(1, self.max_iter + 1):
+            order = rng.permutation(len(y)) if shuffle else slice(None)
+            values, done = self._epoch(w, X[order], y[order])
+            for key, value in values.items():
+                history.setdefault(key, []).append(value)
+            if self._callback is not None:
+                self._callback(epoch, w)
+            if done:
+                self.converged_ = True
+                break
+        self.n_iter_ = epoch
+        self.history_ = {key: np.asarray(v) for key, v in history.items()}
+        if not self.converged_:
+            self._not_converged(self._not_converged_message())
+        return w
+
+    def _not_converged(self, message):
+        """Mark the fit as not converged and warn, as every bounded fit must."""
+        self.converged_ = False
+        warnings.warn(message, ConvergenceWarning, stacklevel=5)
+
+
+class IterativeClassifier(IterativeMixin, LinearClassifier):
+    """Base class of the two-class classifiers trained epoch by epoch (see IterativeMixin).
+
+    Defined in chapter "Linear discriminant functions". A subclass supplies ``_epoch``,
+    ``_not_converged_message`` and, if the start is not w = 0, ``_init_weights(X, y)``.
+    """
+
+    def fit(self, X, y, *, callback=None):
+        """Learn the weights; ``callback(epoch, w)`` is called after every epoch.
+
+        ``w`` is the current augmented weight vector (bias first); copy it to record it.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+        y : array-like of shape (n_samples,)
+        callback : callable or None
+            Called as ``callback(epoch, w)`` after each epoch (epoch counts from 1).
+
+        Returns
+        -------
+        self : object
+        """
+        self._callback = callback
+        try:
+            return super().fit(X, y)
+        finally:
+            del self._callback
+
+    def _init_weights(self, X, y):
+        return np.zeros(X.shape[1])
+
+    def _fit_augmented(self, X, y):
+        return self._run_epochs(self._init_weights(X, y), X, y)

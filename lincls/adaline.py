@@ -10,15 +10,20 @@ Widrow–Hoff LMS (``batch_size=1``) and mini-batch learning (``batch_size=k``).
 """
 
 import numpy as np
+from numba import njit
 from sklearn.utils import check_random_state
 
 from ._base import LinearClassifier, _check_flag, _check_interval, _check_positive
 
-__all__ = ["Adaline", "mse_loss", "mse_gradient", "adaline_step"]
+__all__ = ["Adaline", "mse_loss", "mse_gradient", "adaline_step", "widrow_hoff_update",
+           "lms_epoch"]
 
 
+@njit(cache=True)
 def mse_loss(w, X, y):
     """The mean squared error loss L(w) = 1/(2M) Σ (y − w · x)², eq. (adaline-loss).
+
+    Defined in chapter "Adaline and gradient descent".
 
     Examples
     --------
@@ -29,8 +34,11 @@ def mse_loss(w, X, y):
     return 0.5 * float(residual @ residual) / len(y)
 
 
+@njit(cache=True)
 def mse_gradient(w, X, y):
     """The gradient ∇L(w) = −1/M Σ (y − w · x) x of the mean squared error, eq. (adaline-gradient).
+
+    Defined in chapter "Adaline and gradient descent".
 
     Examples
     --------
@@ -41,8 +49,11 @@ def mse_gradient(w, X, y):
     return -(X.T @ residual) / len(y)
 
 
+@njit(cache=True)
 def adaline_step(w, X, y, eta):
     """One Adaline step on a batch (X, y): w ← w − η ∇L(w), eq. (adaline-step).
+
+    Defined in chapter "Adaline and gradient descent".
 
     With a single sample this is the Widrow–Hoff rule w ← w + η (y − w · x) x.
 
@@ -54,8 +65,58 @@ def adaline_step(w, X, y, eta):
     return w - eta * mse_gradient(w, X, y)
 
 
+@njit(cache=True)
+def widrow_hoff_update(w, x, y, eta):
+    """Eq. (widrow-hoff): one on-line LMS step on the sample (x, y), in place.
+
+    Defined in chapter "Adaline and gradient descent". w ← w + η (y − w · x) x is
+    :func:`adaline_step` on a batch of one sample; the activation is summed from left
+    to right, so the compiled and the plain-Python run agree bit for bit.
+
+    Examples
+    --------
+    >>> widrow_hoff_update(np.zeros(2), np.array([1.0, 2.0]), 1.0, 0.1)
+    array([0.1, 0.2])
+    """
+    activation = 0.0
+    for j in range(len(w)):
+        activation += w[j] * x[j]
+    step = eta * (y - activation)
+    for j in range(len(w)):
+        w[j] += step * x[j]
+    return w
+
+
+@njit(cache=True)
+def lms_epoch(w, X, y, eta, batch_size, eta_decay=False, step=0):
+    """One epoch of on-line or mini-batch Adaline over the samples in order.
+
+    Defined in chapter "Adaline and gradient descent". With ``batch_size=1`` each step
+    is :func:`widrow_hoff_update` (on-line LMS), otherwise :func:`adaline_step` on the
+    next ``batch_size`` samples. ``step`` counts the steps taken before; with
+    ``eta_decay`` step k uses the rate η/k. Returns new weights (w is not changed) and
+    the step count.
+
+    Examples
+    --------
+    >>> lms_epoch(np.zeros(2), np.eye(2), np.array([1.0, -1.0]), 0.5, 1)
+    (array([ 0.5, -0.5]), 2)
+    """
+    w = w.copy()
+    for start in range(0, len(y), batch_size):
+        step += 1
+        rate = eta / step if eta_decay else eta
+        if batch_size == 1:
+            widrow_hoff_update(w, X[start], y[start], rate)
+        else:
+            w = adaline_step(w, X[start:start + batch_size], y[start:start + batch_size], rate)
+    return w, step
+
+
 class Adaline(LinearClassifier):
     """Adaline (ADAptive LINear Element): gradient descent on the squared error.
+
+    Defined in chapter "Adaline and gradient descent".
 
     Minimizes the mean squared error between the labels y ∈ {-1, +1} and the linear
     activations,
@@ -170,11 +231,8 @@ class Adaline(LinearClassifier):
                     w_new = w - self._learning_rate(step) * gradient
                 else:
                     order = rng.permutation(n_samples) if self.shuffle else np.arange(n_samples)
-                    w_new = w
-                    for start in range(0, n_samples, self.batch_size):
-                        batch = order[start:start + self.batch_size]
-                        step += 1
-                        w_new = adaline_step(w_new, X[batch], y[batch], self._learning_rate(step))
+                    w_new, step = lms_epoch(w, X[order], y[order], float(self.eta),
+                                            int(self.batch_size), bool(self.eta_decay), step)
                 activation = X @ w_new
                 residual = y - activation
                 loss = 0.5 * float(residual @ residual) / n_samples

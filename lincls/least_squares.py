@@ -21,6 +21,8 @@ __all__ = ["LeastSquares", "HoKashyap", "normalized_samples", "mse_solution", "h
 def normalized_samples(X, y):
     """The matrix Y whose rows are the augmented samples times their labels, y_i x̃_i.
 
+    Defined in chapter "Minimum squared error".
+
     Examples
     --------
     >>> normalized_samples(np.array([[1.0, 2.0], [3.0, 1.0]]), np.array([1.0, -1.0]))
@@ -32,6 +34,8 @@ def normalized_samples(X, y):
 
 def mse_solution(Y, b):
     """The minimum-norm minimizer of ‖Y a − b‖², a = Y⁺ b, eq. (mse-solution).
+
+    Defined in chapter "Minimum squared error".
 
     Solved by :func:`scipy.linalg.lstsq` with LAPACK's ``gelsy`` (a QR factorization
     with column pivoting): no normal equations, no explicit inverse, and a rank-deficient
@@ -55,6 +59,8 @@ def _lstsq(Y, b, overwrite=False):
 def ho_kashyap_step(a, b, Y, Y_pinv, eta):
     """One Ho–Kashyap step, eq. (ho-kashyap): raise b where Y a exceeds it, then re-solve.
 
+    Defined in chapter "Minimum squared error".
+
     e = Y a − b,   b ← b + η (e + |e|),   a ← Y⁺ b.   Returns ``(a, b, e)``.
 
     Examples
@@ -70,6 +76,8 @@ def ho_kashyap_step(a, b, Y, Y_pinv, eta):
 
 class LeastSquares(LinearClassifier):
     """Minimum-squared-error classifier: the pseudo-inverse solution a = Y⁺ b.
+
+    Defined in chapter "Minimum squared error".
 
     Finds the weight vector a (bias first) minimizing ‖Y a − b‖², where the rows of Y
     are the augmented samples multiplied by their labels ±1 and b is the margin vector.
@@ -147,6 +155,8 @@ class LeastSquares(LinearClassifier):
 
 class HoKashyap(LinearClassifier):
     """The Ho–Kashyap procedure: a separating vector, or a proof that none exists.
+
+    Defined in chapter "Minimum squared error".
 
     Minimizes ‖Y a − b‖² over both the weights a and the margins b > 0: each step raises
     the margins where Y a already exceeds them and re-solves a = Y⁺ b.

@@ -9,28 +9,27 @@ learns the c weight vectors from mistakes: when a sample of class i is assigned 
 class j, the true class gets +α x̃, the wrongly chosen class −α x̃, the others nothing.
 """
 
-import warnings
 
 import numpy as np
+from numba import njit
 from sklearn.base import BaseEstimator, ClassifierMixin
-from sklearn.exceptions import ConvergenceWarning
-from sklearn.utils import check_random_state
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from ._base import _check_flag, _check_positive, augment
-from ._blas import one_blas_thread
+from ._base import IterativeMixin, _check_flag, _check_positive, augment
 
 __all__ = [
     "MulticlassPerceptron",
     "multiclass_perceptron_update",
+    "multiclass_epoch",
+    "discriminants",
     "absolute_correction_threshold",
     "absolute_correction_increment",
     "kesler_construction",
 ]
 
 
-
+@njit(cache=True)
 def multiclass_perceptron_update(W, z, true, wrong, alpha):
     """The multi-class perceptron correction (eq. ``multiclass-update``), in place.
 
@@ -64,6 +63,7 @@ def multiclass_perceptron_update(W, z, true, wrong, alpha):
     return W
 
 
+@njit(cache=True)
 def absolute_correction_threshold(W, z, true, wrong):
     """α* = (w_wrong − w_true) · z / (2 z · z) (eq. ``alpha-star``).
 
@@ -79,6 +79,7 @@ def absolute_correction_threshold(W, z, true, wrong):
     return float((W[wrong] - W[true]) @ z / (2.0 * (z @ z)))
 
 
+@njit(cache=True)
 def absolute_correction_increment(W, z, true, wrong, eta=1.0):
     """The absolute-correction increment: the smallest multiple of η greater than α*.
 
@@ -95,6 +96,62 @@ def absolute_correction_increment(W, z, true, wrong, eta=1.0):
         return float(eta)
     return float(eta * (np.floor(absolute_correction_threshold(W, z, true, wrong) / eta) + 1.0))
 
+
+@njit(cache=True)
+def discriminants(W, z, g):
+    """The linear machine's discriminants g_k = w_k · z, written into ``g``.
+
+    Defined in chapter "Multi-category classification". Each g_k is summed from left to
+    right, exactly as :func:`lincls.perceptron.sequential_dot` sums it; the classes are
+    interleaved so that the compiled loop adds c independent sums at once.
+
+    Examples
+    --------
+    >>> g = np.empty(2)
+    >>> discriminants(np.array([[1.0, 2.0], [3.0, -1.0]]), np.array([1.0, 1.0]), g)
+    array([3., 2.])
+    """
+    g[:] = 0.0
+    for j in range(z.shape[0]):
+        for k in range(W.shape[0]):
+            g[k] += W[k, j] * z[j]
+    return g
+
+
+@njit(cache=True)
+def multiclass_epoch(W, Z, t, eta, absolute):
+    """One epoch of the multi-class perceptron over Z in order, updating W in place.
+
+    Defined in chapter "Multi-category classification". A sample of class i is a mistake
+    when its true class does not strictly beat every other class; the wrongly chosen
+    class j is the best of the others (the first one on ties). The increment is η, or
+    with ``absolute=True`` the absolute-correction increment. Returns the mistakes.
+
+    Examples
+    --------
+    >>> W = np.zeros((3, 2))
+    >>> Z = np.array([[1.0, 2.0], [1.0, -1.0]])
+    >>> multiclass_epoch(W, Z, np.array([2, 0]), 1.0, False)
+    1
+    >>> W
+    array([[-1., -2.],
+           [ 0.,  0.],
+           [ 1.,  2.]])
+    """
+    mistakes = 0
+    g = np.empty(W.shape[0])
+    for n in range(Z.shape[0]):
+        z, i = Z[n], t[n]
+        discriminants(W, z, g)
+        wrong, best = -1, -np.inf
+        for j in range(W.shape[0]):
+            if j != i and (wrong < 0 or g[j] > best):
+                wrong, best = j, g[j]
+        if best >= g[i]:
+            alpha = absolute_correction_increment(W, z, i, wrong, eta) if absolute else eta
+            multiclass_perceptron_update(W, z, i, wrong, alpha)
+            mistakes += 1
+    return mistakes
 
 def kesler_construction(X, y, n_classes=None):
     """Kesler's construction: turn a c-class problem into a two-class one in R^{c·d}.
@@ -158,7 +215,7 @@ def _count_errors(S, t):
     return int(np.sum(S.max(axis=1) >= true_score))
 
 
-class MulticlassPerceptron(ClassifierMixin, BaseEstimator):
+class MulticlassPerceptron(IterativeMixin, ClassifierMixin, BaseEstimator):
     """The multi-class perceptron: a linear machine trained by error correction.
 
     Each class i has a weight vector w_i; a sample x is assigned to the class with the
@@ -238,40 +295,7 @@ class MulticlassPerceptron(ClassifierMixin, BaseEstimator):
         _check_flag("fit_intercept", self.fit_intercept)
         _check_flag("shuffle", self.shuffle)
 
-    def _increment(self, W, z, true, wrong):
-        if self.correction == "fixed":
-            return float(self.eta)
-        return absolute_correction_increment(W, z, true, wrong, float(self.eta))
-
-    def _epoch(self, W, Z, t, block=32):
-        """One sweep over Z in order, correcting every sample the machine gets wrong.
-
-        Identical to the textbook loop over single samples, but it scores ``block``
-        samples at once and jumps to the first mistake among them. A sample is a mistake
-        when its true class does not strictly beat every other class; the wrongly
-        chosen class is the best of the others.
-        """
-        n, pos, mistakes, base = Z.shape[0], 0, 0, block
-        rows = np.arange(min(n, 1024))
-        while pos < n:
-            stop = min(n, pos + block)
-            S = Z[pos:stop] @ W.T
-            r = rows[: stop - pos]
-            true_score = S[r, t[pos:stop]]
-            S[r, t[pos:stop]] = -np.inf  # the rivals of each sample: every other class
-            bad = np.maximum.reduce(S, axis=1) >= true_score
-            k = int(bad.argmax())
-            if not bad[k]:
-                pos, block = stop, min(2 * block, 1024)
-                continue
-            i, wrong = pos + k, int(S[k].argmax())
-            alpha = self._increment(W, Z[i], t[i], wrong)
-            multiclass_perceptron_update(W, Z[i], t[i], wrong, alpha)
-            mistakes += 1
-            pos, block = i + 1, base
-        return mistakes
-
-    def fit(self, X, y):
+    def fit(self, X, y, *, callback=None):
         """Learn one weight vector per class from samples ``X`` and labels ``y``.
 
         Parameters
@@ -279,6 +303,9 @@ class MulticlassPerceptron(ClassifierMixin, BaseEstimator):
         X : array-like of shape (n_samples, n_features)
         y : array-like of shape (n_samples,)
             At least two distinct labels of any type.
+        callback : callable or None
+            Called as ``callback(epoch, W)`` after every epoch; W (one row per class,
+            bias first) is updated in place, so copy it to record it.
 
         Returns
         -------
@@ -293,37 +320,27 @@ class MulticlassPerceptron(ClassifierMixin, BaseEstimator):
                              f"{len(self.classes_)} class: {self.classes_.tolist()}.")
         Z = augment(X) if self.fit_intercept else X
         W = np.zeros((len(self.classes_), Z.shape[1]))
-        rng = check_random_state(self.random_state)
-        history = {"mistakes": []}
-        self.converged_ = False
-        mistakes = Z.shape[0] // 16
-        # The loop makes many small matrix products; BLAS threads only slow those down.
-        with one_blas_thread():
-            for _ in range(self.max_iter):
-                # Score blocks about twice the mean gap between the last epoch's mistakes.
-                block = int(np.clip(2 * Z.shape[0] // max(mistakes, 1), 16, 1024))
-                if self.shuffle:
-                    order = rng.permutation(Z.shape[0])
-                    mistakes = self._epoch(W, Z[order], t[order], block)
-                else:
-                    mistakes = self._epoch(W, Z, t, block)
-                history["mistakes"].append(mistakes)
-                if mistakes == 0:  # a clean sweep: every sample strictly in its own class
-                    self.converged_ = True
-                    break
-        self.n_iter_ = len(history["mistakes"])
-        self.history_ = {k: np.asarray(v) for k, v in history.items()}
+        self._fit_data, self._last_W, self._callback = (Z, t), W, callback
+        try:
+            self._run_epochs(W, Z, t)
+        finally:
+            del self._fit_data, self._last_W, self._callback
         if self.fit_intercept:
             self.intercept_, self.coef_ = W[:, 0].copy(), W[:, 1:].copy()
         else:
             self.intercept_, self.coef_ = np.zeros(len(self.classes_)), W
-        if not self.converged_:
-            warnings.warn(
-                f"MulticlassPerceptron ({self.correction}, eta={self.eta:g}) left "
-                f"{_count_errors(Z @ W.T, t)} training errors after max_iter={self.max_iter} "
-                "epochs; "
-                "the classes may not be linearly separable.", ConvergenceWarning, stacklevel=2)
         return self
+
+    def _epoch(self, W, Z, t):
+        mistakes = multiclass_epoch(W, Z, t, float(self.eta), self.correction == "absolute")
+        return {"mistakes": mistakes}, mistakes == 0  # a clean sweep: all strictly right
+
+    def _not_converged_message(self):
+        Z, t = self._fit_data
+        W = self._last_W
+        return (f"MulticlassPerceptron ({self.correction}, eta={self.eta:g}) left "
+                f"{_count_errors(Z @ W.T, t)} training errors after max_iter={self.max_iter} "
+                "epochs; the classes may not be linearly separable.")
 
     def scores(self, X):
         """Return the discriminants g_i(x) = w_i · x + b_i, shape (n_samples, n_classes)."""

@@ -1,4 +1,4 @@
-"""Rosenblatt's perceptron: the learning rule, fast and exactly as in the textbook.
+"""Rosenblatt's perceptron: the learning rule, compiled exactly as in the textbook.
 
 Defined in chapter "The perceptron" (``book/perceptron.md``); its convergence is the
 subject of chapter "Convergence of the perceptron" (``book/convergence.md``).
@@ -7,31 +7,19 @@ The textbook loop visits the samples in order and corrects every mistake at once
 
     a sample is a mistake when  y (w · x̃) ≤ 0,   and then   w ← w + η y x̃.
 
-:func:`textbook_epoch` is that loop, written out. :class:`Perceptron` computes *the same
-weights, bit for bit*, but much faster: :func:`fast_epoch` evaluates a whole block of
-samples with one matrix product, jumps to the first mistake, applies the same update,
-and continues right after it.
-
-Two details make "bit for bit" true and not just "close":
-
-* The update is the very same floating-point operation, ``w += (η y) * x̃``, applied to
-  the same samples in the same order.
-* Whether a sample is a mistake is decided on the activation summed from left to right,
-  ``((w₀x₀ + w₁x₁) + w₂x₂) + …``, as a plain loop (and scikit-learn's Perceptron) sums
-  it. A matrix product sums in another order, so its result can differ in the last bits.
-  Its sign can only differ from the left-to-right sign when the activation is within a
-  rounding-error bound of zero; exactly those rare samples are re-checked with the
-  left-to-right sum (:func:`sequential_dot`).
+:func:`textbook_epoch` is that loop, written out, and it is also what :class:`Perceptron`
+runs: the functions carry numba's ``@njit(cache=True)``, which compiles the very same
+Python to machine code. With ``NUMBA_DISABLE_JIT=1`` they run as plain Python and give
+the same weights bit for bit (the tests check it), because the compiled loop does the same
+floating-point operations in the same order: the activation is summed from left to right,
+``((w₀x₀ + w₁x₁) + w₂x₂) + …``, as scikit-learn's Perceptron sums it.
 """
 
-import contextlib
-import math
-
 import numpy as np
+from numba import njit
 from scipy.optimize import nnls
-from sklearn.utils import check_random_state
 
-from ._base import LinearClassifier, _check_flag, _check_positive
+from ._base import IterativeClassifier, _check_flag, _check_positive, augment
 from ._blas import one_blas_thread
 
 __all__ = [
@@ -40,134 +28,131 @@ __all__ = [
     "is_mistake",
     "sequential_dot",
     "textbook_epoch",
+    "next_mistake",
     "fast_epoch",
     "perceptron_trace",
     "max_margin",
     "novikoff_bound",
 ]
 
-_EPS = np.finfo(float).eps
 
-
+@njit(cache=True)
 def sequential_dot(w, x):
     """The dot product w · x summed strictly from left to right, as a plain loop does.
 
-    :func:`numpy.cumsum` adds sequentially, so its last entry equals
-    ``s = 0.0; for j: s += w[j] * x[j]`` exactly.
+    Defined in chapter "The perceptron".
 
     Examples
     --------
     >>> sequential_dot(np.array([1e16, 1.0, -1e16]), np.array([1.0, 1.0, 1.0]))
     0.0
     """
-    return float(np.cumsum(w * x)[-1]) if len(w) else 0.0
+    s = 0.0
+    for j in range(len(w)):
+        s += w[j] * x[j]
+    return s
 
 
+@njit(cache=True)
 def is_mistake(w, x, y):
     """Eq. (perceptron-mistake): the sample (x̃, y) is a mistake when y (w · x̃) ≤ 0.
 
-    A point on the hyperplane (activation 0) counts as a mistake, so the zero weights
-    the algorithm starts from make a mistake on every sample.
+    Defined in chapter "The perceptron". A point on the hyperplane (activation 0) counts
+    as a mistake, so the zero weights the algorithm starts from make a mistake on every
+    sample.
+
+    Examples
+    --------
+    >>> bool(is_mistake(np.zeros(2), np.array([1.0, 3.0]), 1.0))
+    True
     """
     return y * sequential_dot(w, x) <= 0
 
 
+@njit(cache=True)
 def perceptron_update(w, x, y, eta):
     """Eq. (perceptron-update): correct a mistake in place, w ← w + η y x̃.
 
-    For y = +1 the activation w · x̃ grows by η |x̃|², for y = -1 it shrinks by as much:
-    either way it moves towards the correct side.
+    Defined in chapter "The perceptron". For y = +1 the activation w · x̃ grows by
+    η |x̃|², for y = -1 it shrinks by as much: either way it moves towards the correct side.
+
+    Examples
+    --------
+    >>> perceptron_update(np.zeros(2), np.array([1.0, 3.0]), -1.0, 0.5)
+    array([-0.5, -1.5])
     """
     w += (eta * y) * x
     return w
 
 
+@njit(cache=True)
 def textbook_epoch(w, X, y, eta):
     """One epoch of the textbook perceptron (Algorithm alg-perceptron), updating w in place.
 
-    Visits the samples in order; returns the number of mistakes (= updates) made.
-    This is the slow reference that :func:`fast_epoch` reproduces bit for bit.
+    Defined in chapter "The perceptron". Visits the samples in order; returns the number
+    of mistakes (= updates) made. This loop, compiled, is what :class:`Perceptron` runs.
+
+    Examples
+    --------
+    >>> X = np.array([[1.0, 2.0], [1.0, -1.0], [1.0, 0.5]])
+    >>> w = np.zeros(2)
+    >>> textbook_epoch(w, X, np.array([1.0, -1.0, -1.0]), 1.0), w.tolist()
+    (2, [0.0, 1.5])
     """
     mistakes = 0
-    for x_i, y_i in zip(X, y, strict=True):
-        if is_mistake(w, x_i, y_i):
-            perceptron_update(w, x_i, y_i, eta)
+    for i in range(X.shape[0]):
+        if is_mistake(w, X[i], y[i]):
+            perceptron_update(w, X[i], y[i], eta)
             mistakes += 1
     return mistakes
 
 
-def fast_epoch(w, X, y, eta, *, on_mistake=None, block=32, tol_per_norm=None):
-    """One epoch of the textbook perceptron, fast; updates w in place, returns the mistakes.
+@njit(cache=True)
+def next_mistake(w, X, y, start):
+    """The index of the first mistake y_i (w · x̃_i) ≤ 0 at or after ``start``, or n_samples.
 
-    Equal, bit for bit, to :func:`textbook_epoch`. A block of samples is evaluated with
-    one matrix product; the loop jumps to the first mistake, applies
-    :func:`perceptron_update`, and evaluates the next block right after the mistake.
-    The block length follows the distance between mistakes.
+    Defined in chapter "The perceptron". The one "jump to the next mistake" kernel: the
+    algorithms that do more at a mistake than :func:`perceptron_update` (the pocket's
+    competition, a recorded trace) call it and then act in Python.
 
-    An activation whose sign the matrix product cannot certify (it lies within the
-    rounding-error bound ``tol_per_norm * |w|`` of zero) is recomputed with
-    :func:`sequential_dot`, the left-to-right sum of the textbook loop. ``|w|`` is
-    bounded as in Novikoff's proof, |w_t|² ≤ |w_0|² + t η² R², so no norm has to be
-    recomputed. ``on_mistake(k)``, if given, is called at each mistake, before the
-    update (``w`` then holds the weights that made the mistake).
+    Examples
+    --------
+    >>> X = np.array([[1.0, 2.0], [1.0, -1.0], [1.0, 0.5]])
+    >>> next_mistake(np.array([0.0, 1.0]), X, np.array([1.0, 1.0, -1.0]), 0)
+    1
+    """
+    for i in range(start, X.shape[0]):
+        if is_mistake(w, X[i], y[i]):
+            return i
+    return X.shape[0]
+
+
+def fast_epoch(w, X, y, eta, *, on_mistake=None):
+    """One epoch of the textbook perceptron, updating w in place; returns the mistakes.
+
+    Defined in chapter "The perceptron". Without ``on_mistake`` this is the compiled
+    :func:`textbook_epoch`. ``on_mistake(k)``, if given, is called at each mistake before
+    the update (``w`` then holds the weights that made the mistake); the loop jumps from
+    mistake to mistake with the compiled :func:`next_mistake`.
 
     Examples
     --------
     >>> X = np.array([[1.0, 2.0], [1.0, -1.0], [1.0, 0.5]])
     >>> y = np.array([1.0, -1.0, -1.0])
-    >>> w1, w2 = np.zeros(2), np.zeros(2)
-    >>> fast_epoch(w1, X, y, 1.0), textbook_epoch(w2, X, y, 1.0)
-    (2, 2)
-    >>> bool(np.array_equal(w1, w2))
-    True
+    >>> seen = []
+    >>> fast_epoch(np.zeros(2), X, y, 1.0, on_mistake=seen.append), seen
+    (2, [0, 2])
     """
-    n_samples = X.shape[0]
-    if tol_per_norm is None:
-        tol_per_norm = rounding_bound(X)
-    c64, R = tol_per_norm
-    signs = y.tolist()
-    # A bound W ≥ |w|, kept up to date as in the convergence proof: a mistake has
-    # w · z ≤ 0 (up to rounding), so |w + η z|² ≤ |w|² + η² R².
-    W2 = float(w @ w) * (1 + 4 * (X.shape[1] + 2) * _EPS)
-    w_norm = math.sqrt(W2)
+    if on_mistake is None:
+        return textbook_epoch(w, X, y, eta)
     mistakes = 0
-    i = 0
-    while i < n_samples:
-        stop = min(i + block, n_samples)
-        m = X[i:stop] @ w
-        m *= y[i:stop]                              # m_j = y_j (w · x̃_j)
-        tol = c64 * w_norm
-        j = int((m <= tol).argmax())
-        if not m[j] <= tol:                         # no candidate in this block
-            i = stop
-            block = min(2 * block, 4096)
-            continue
-        k = i + j
-        if m[j] >= -tol and not is_mistake(w, X[k], signs[k]):
-            i = k + 1                               # not a mistake after all (rare)
-            continue
-        if on_mistake is not None:
-            on_mistake(k)
-        perceptron_update(w, X[k], signs[k], eta)
-        W2 = (W2 + (eta * R) ** 2 + 2 * eta * c64 * w_norm) * (1 + 8 * _EPS)
-        w_norm = math.sqrt(W2)
+    k = next_mistake(w, X, y, 0)
+    while k < len(y):
+        on_mistake(k)
+        perceptron_update(w, X[k], y[k], eta)
         mistakes += 1
-        block = max(8, min(4096, 2 * (j + 1)))
-        i = k + 1
+        k = next_mistake(w, X, y, k + 1)
     return mistakes
-
-
-def rounding_bound(X):
-    """``(c, R)`` with |fl(w · x̃) − w · x̃| ≤ c |w| / 2 for every row x̃, in any order.
-
-    R = max |x̃|. Any summation order errs by at most γ_n Σ|w_j x_j| ≤ γ_n |w| |x̃|,
-    γ_n = nε/(1 − nε) (Higham, *Accuracy and Stability of Numerical Algorithms*, §3.1),
-    so two orders differ by at most 2γ_n |w| R. We take c = 4(n + 2)ε R, which also covers
-    the rounding of |w| itself.
-    """
-    n = X.shape[1]
-    R = float(np.sqrt(np.max(np.einsum("ij,ij->i", X, X)))) if X.size else 0.0
-    return 4.0 * (n + 2) * _EPS * R * (1 + 1e-9) + 1e-300, R * (1 + 1e-9)
 
 
 def perceptron_trace(X, y, *, eta=1.0, max_iter=100, fit_intercept=True, w0=None):
@@ -186,7 +171,7 @@ def perceptron_trace(X, y, *, eta=1.0, max_iter=100, fit_intercept=True, w0=None
     (True, [-1.0, 2.0, 2.0])
     """
     X = np.asarray(X, dtype=float)
-    X = np.hstack([np.ones((len(X), 1)), X]) if fit_intercept else X
+    X = augment(X) if fit_intercept else X
     y = np.asarray(y, dtype=float)
     w = np.zeros(X.shape[1]) if w0 is None else np.array(w0, dtype=float)
     weights, corrected = [], []
@@ -243,7 +228,7 @@ def max_margin(X, y, *, fit_intercept=True):
     if not np.isin(y, (-1, 1)).all():
         y = np.where(y == np.unique(y)[-1], 1, -1)
     y = y.astype(float)
-    Z = y[:, None] * (np.hstack([np.ones((len(X), 1)), X]) if fit_intercept else X)
+    Z = y[:, None] * (augment(X) if fit_intercept else X)
     # LDP: min |w| s.t. Z w >= 1  <=>  NNLS: min |E u - f|, u >= 0, E = [Z^T; 1^T], f = e_last
     E = np.vstack([Z.T, np.ones(len(Z))])
     f = np.zeros(E.shape[0])
@@ -275,19 +260,13 @@ def novikoff_bound(X, y, *, fit_intercept=True):
     1.0
     """
     X = np.asarray(X, dtype=float)
-    Xa = np.hstack([np.ones((len(X), 1)), X]) if fit_intercept else X
+    Xa = augment(X) if fit_intercept else X
     R = float(np.max(np.linalg.norm(Xa, axis=1)))
     _, gamma = max_margin(X, y, fit_intercept=fit_intercept)
     return float((R / gamma) ** 2)
 
 
-def _one_blas_thread(X):
-    """Run BLAS on one thread for large inputs: the loop is sequential, and small matrix
-    products on several threads spend more time synchronizing than computing."""
-    return contextlib.nullcontext() if X.size < 200_000 else one_blas_thread()
-
-
-class Perceptron(LinearClassifier):
+class Perceptron(IterativeClassifier):
     """Rosenblatt's perceptron, trained by the textbook error-correcting loop.
 
     Starting from w = 0, every epoch visits the samples (in order, or in a new random
@@ -368,29 +347,16 @@ class Perceptron(LinearClassifier):
         _check_positive("max_iter", self.max_iter, integer=True)
         _check_flag("shuffle", self.shuffle)
 
+    def _epoch(self, w, X, y):
+        mistakes = textbook_epoch(w, X, y, float(self.eta))
+        return {"errors": mistakes}, mistakes == 0
+
     def _fit_augmented(self, X, y):
-        w = np.zeros(X.shape[1])
-        eta = float(self.eta)
-        bound = rounding_bound(X)
-        rng = check_random_state(self.random_state)
-        errors = []
-        self.converged_ = False
-        with _one_blas_thread(X):
-            for _ in range(self.max_iter):
-                if self.shuffle:
-                    order = rng.permutation(len(y))
-                    errors.append(fast_epoch(w, X[order], y[order], eta, tol_per_norm=bound))
-                else:
-                    errors.append(fast_epoch(w, X, y, eta, tol_per_norm=bound))
-                if errors[-1] == 0:
-                    self.converged_ = True
-                    break
-        self.n_iter_ = len(errors)
-        self.t_ = int(sum(errors))
-        self.history_ = {"errors": np.array(errors)}
-        if not self.converged_:
-            self._not_converged(
-                f"Perceptron did not separate the training data in max_iter={self.max_iter} "
+        w = super()._fit_augmented(X, y)
+        self.t_ = int(self.history_["errors"].sum())
+        return w
+
+    def _not_converged_message(self):
+        return (f"Perceptron did not separate the training data in max_iter={self.max_iter} "
                 "epochs (the data may not be linearly separable); increase max_iter or "
                 "use Pocket.")
-        return w

@@ -6,15 +6,17 @@ Defined in chapter "Non-separable data" (``book/nonseparable.md``).
 On non-separable data the perceptron never stops correcting, and the weights it holds
 when it is stopped are as good or as bad as the last few updates made them. The pocket
 algorithm {cite}`gallant1990` runs the very same perceptron but keeps the best weights
-seen so far "in its pocket". The modified perceptron of seed 001 instead changes the
-update: it corrects one problem at a time with the sample that helps it most.
+seen so far "in its pocket". The modified perceptron of the perceptron-variants report
+instead changes the update: it corrects one problem at a time with the sample that
+helps it most.
 """
 
 import numpy as np
 from sklearn.utils import check_random_state
 
 from ._base import _check_flag, _check_interval, _check_positive
-from .perceptron import Perceptron, _one_blas_thread, fast_epoch, rounding_bound
+from ._blas import blas_threads_for
+from .perceptron import Perceptron, fast_epoch
 
 __all__ = ["Pocket", "ModifiedPerceptron", "training_errors", "pocket_compete", "best_helper",
            "modified_update"]
@@ -131,6 +133,8 @@ class Pocket(Perceptron):
         _check_flag("ratchet", self.ratchet)
 
     def _fit_augmented(self, X, y):
+        if self._callback is not None:
+            raise ValueError(f"{type(self).__name__} does not support a callback yet.")
         n_samples = len(y)
         w = np.zeros(X.shape[1])
         pocket = {"w": w.copy(), "errors": training_errors(X, y, w), "run": 0}
@@ -145,15 +149,13 @@ class Pocket(Perceptron):
             visits["last_update"] = visit
 
         eta = float(self.eta)
-        bound = rounding_bound(X)
         rng = check_random_state(self.random_state)
         errors, pocket_errors = [], []
         self.converged_ = False
-        with _one_blas_thread(X):
+        with blas_threads_for(X.size * self.max_iter):
             for _ in range(self.max_iter):
                 order = rng.permutation(n_samples) if self.shuffle else slice(None)
-                errors.append(fast_epoch(w, X[order], y[order], eta, tol_per_norm=bound,
-                                         on_mistake=on_mistake))
+                errors.append(fast_epoch(w, X[order], y[order], eta, on_mistake=on_mistake))
                 visits["now"] += n_samples
                 self.converged_ = errors[-1] == 0
                 if self.ratchet or self.converged_:
@@ -190,7 +192,8 @@ def modified_update(w, Z, i, eta, update="best"):
 
     Sample i is a problem when its margin is small, λ_i = z_i · w < c |w|. Then w moves
     by η z_j with the helper j of :func:`best_helper` (``update="best"``, the prose of
-    seed 001) or j = i (``update="self"``, what its printed code does). Returns j.
+    the perceptron-variants report) or j = i (``update="self"``, what its printed code
+    does). Returns j.
     """
     j = best_helper(Z, i) if update == "best" else i
     w += eta * Z[j]
@@ -198,7 +201,7 @@ def modified_update(w, Z, i, eta, update="best"):
 
 
 class ModifiedPerceptron(Perceptron):
-    """The "modified perceptron" of seed 001: one problem at a time, helped by the best sample.
+    """The "modified perceptron" of the perceptron-variants report: one problem at a time.
 
     The weights start at random, uniformly in [-1, 1]. Each epoch visits the samples
     (in order or shuffled); a sample with margin y (w · x̃) < c |w| is a "problem", and
@@ -211,8 +214,8 @@ class ModifiedPerceptron(Perceptron):
     c : float, default=0.01
         The margin, relative to |w|, that every sample should reach; c ≥ 0.
     update : {"best", "self"}, default="best"
-        ``"best"``: the helper j that raises the problem's margin most (the seed's
-        prose). ``"self"``: the problem sample itself (the seed's printed code, which
+        ``"best"``: the helper j that raises the problem's margin most (the report's
+        prose). ``"self"``: the problem sample itself (the report's printed code, which
         sets ``neededI = i``); this is a perceptron with margin c |w| and random start.
     fit_intercept, eta, max_iter, shuffle, random_state
         As in :class:`~lincls.perceptron.Perceptron`; ``random_state`` also seeds the
@@ -250,6 +253,8 @@ class ModifiedPerceptron(Perceptron):
         _check_positive("eta", self.eta)
 
     def _fit_augmented(self, X, y):
+        if self._callback is not None:
+            raise ValueError(f"{type(self).__name__} does not support a callback yet.")
         rng = check_random_state(self.random_state)
         w = rng.uniform(-1.0, 1.0, X.shape[1])
         Z = y[:, None] * X

@@ -18,6 +18,7 @@ import warnings
 from collections import namedtuple
 
 import numpy as np
+from numba import njit
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_X_y
@@ -37,6 +38,7 @@ __all__ = [
     "squared_criterion",
     "relaxation_criterion",
     "relaxation_correction",
+    "relaxation_epoch",
     "batch_relaxation_step",
     "batch_stability_bound",
     "fractional_correction",
@@ -62,6 +64,8 @@ def _activations(w, Z):
 def perceptron_criterion(w, Z):
     """The perceptron criterion J_p(w) = Σ_{w·z ≤ 0} (−w · z) (eq. ``perceptron-criterion``).
 
+    Defined in chapter "Criterion functions".
+
     Parameters
     ----------
     w : ndarray of shape (n_features,) or (..., n_features)
@@ -85,6 +89,8 @@ def perceptron_criterion(w, Z):
 def squared_criterion(w, Z):
     """The squared criterion J_q(w) = Σ_{w·z ≤ 0} (w · z)² (eq. ``squared-criterion``).
 
+    Defined in chapter "Criterion functions".
+
     Examples
     --------
     >>> Z = np.array([[1.0, 0.0], [0.0, 2.0]])
@@ -96,6 +102,8 @@ def squared_criterion(w, Z):
 
 def relaxation_criterion(w, Z, b):
     """The relaxation criterion J_r(w) = ½ Σ_{w·z ≤ b} (w·z − b)² / ‖z‖² (``relaxation-criterion``).
+
+    Defined in chapter "Criterion functions".
 
     Parameters
     ----------
@@ -122,8 +130,11 @@ def relaxation_criterion(w, Z, b):
     return float(J) if np.ndim(J) == 0 else J
 
 
+@njit(cache=True, error_model="numpy")
 def relaxation_correction(w, z, b, eta):
     """Single-sample relaxation (eq. ``relaxation-single``): w ← w + η (b − w·z) / ‖z‖² z.
+
+    Defined in chapter "Relaxation procedures".
 
     Moves w the fraction ``eta`` of its distance to the hyperplane w · z = b, along z:
     ``eta=1`` projects w onto that hyperplane.
@@ -138,6 +149,8 @@ def relaxation_correction(w, z, b, eta):
 
 def batch_relaxation_step(w, Z, b, eta):
     """Batch relaxation (eq. ``relaxation-batch``): one gradient step on J_r.
+
+    Defined in chapter "Relaxation procedures".
 
     w ← w + η Σ_{z: w·z ≤ b} (b − w·z) / ‖z‖² z, the sum running over every margin
     violator at the current w.
@@ -157,6 +170,8 @@ def batch_relaxation_step(w, Z, b, eta):
 def batch_stability_bound(Z):
     """The largest η for which batch relaxation is guaranteed stable: 2 / L.
 
+    Defined in chapter "Relaxation procedures".
+
     L = λ_max(Σ_i ẑ_i ẑ_iᵀ), with ẑ = z / ‖z‖, bounds the curvature of J_r everywhere;
     gradient descent on a convex function with L-Lipschitz gradient decreases it for
     every step size η < 2 / L. Since each ẑ has unit length, L ≤ n_samples.
@@ -170,27 +185,32 @@ def batch_stability_bound(Z):
     return float(2.0 / np.linalg.eigvalsh(Zhat.T @ Zhat)[-1])
 
 
-def _single_sample_epoch(Z, w, violates, correct):
-    """One pass over Z in order; correct every sample that ``violates`` when it is visited.
+@njit(cache=True, error_model="numpy")
+def relaxation_epoch(w, Z, b, eta, threshold):
+    """One pass of single-sample relaxation over Z in order, updating w in place.
 
-    Identical to the textbook loop ``for z in Z: if violates(w·z): w = correct(w, z)``,
-    but it evaluates all remaining samples at once and jumps to the next violator.
-    Returns the new w and the number of corrections.
+    Defined in chapter "Relaxation procedures". A sample violates the margin when
+    w · z < ``threshold`` (b, or b less a rounding tolerance); it is corrected at once
+    with :func:`relaxation_correction`. Returns the number of corrections.
+
+    Examples
+    --------
+    >>> w = np.zeros(2)
+    >>> relaxation_epoch(w, np.array([[1.0, 1.0], [1.0, -1.0]]), 1.0, 1.0, 1.0), w.tolist()
+    (2, [1.0, 0.0])
     """
-    pos, n, corrections = 0, Z.shape[0], 0
-    while pos < n:
-        bad = np.flatnonzero(violates(Z[pos:] @ w))
-        if bad.size == 0:
-            break
-        i = pos + bad[0]
-        w = correct(w, Z[i])
-        corrections += 1
-        pos = i + 1
-    return w, corrections
+    corrections = 0
+    for i in range(Z.shape[0]):
+        if w @ Z[i] < threshold:
+            w[:] = relaxation_correction(w, Z[i], b, eta)
+            corrections += 1
+    return corrections
 
 
 class Relaxation(LinearClassifier):
     """Relaxation with margin, single-sample (DHS Algorithm 9) or batch (Algorithm 8).
+
+    Defined in chapter "Relaxation procedures".
 
     Both minimize the relaxation criterion J_r(w) = ½ Σ_{w·z ≤ b} (w·z − b)² / ‖z‖² over
     the normalized samples z = y x̃. The single-sample rule corrects one violator at a
@@ -292,13 +312,11 @@ class Relaxation(LinearClassifier):
         def violates(m):
             return m < threshold
 
-        def correct(w, z):
-            return relaxation_correction(w, z, b, eta)
-
         for epoch in range(1, self.max_iter + 1):
             if self.mode == "single":
                 order = rng.permutation(Z.shape[0]) if self.shuffle else slice(None)
-                w_new, _ = _single_sample_epoch(Z[order], w, violates, correct)
+                w_new = w.copy()
+                relaxation_epoch(w_new, Z[order], b, eta, threshold)
             else:
                 w_new = batch_relaxation_step(w, Z, b, eta)
             loss = relaxation_criterion(w_new, Z, b) if np.all(np.isfinite(w_new)) else np.inf
@@ -339,6 +357,8 @@ with w · z > 0; errors : training errors at the end of each epoch."""
 
 def fractional_correction(X, y, *, lam=1.5, fit_intercept=True, max_iter=1000, w0=None):
     """The fractional-correction rule: relaxation with margin b = 0 (eq. ``fractional``).
+
+    Defined in chapter "Relaxation procedures".
 
     w ← w − λ (w · z) / ‖z‖² z for every sample with w · z ≤ 0, visited in order. With
     λ > 1 the corrected sample lands on the correct side of its hyperplane; with λ ≤ 1
@@ -381,14 +401,9 @@ def fractional_correction(X, y, *, lam=1.5, fit_intercept=True, max_iter=1000, w
         raise ValueError(f"w0 must have {Z.shape[1]} entries; got shape {w.shape}.")
     errors = []
 
-    def violates(m):
-        return m <= 0
-
-    def correct(w, z):
-        return relaxation_correction(w, z, 0.0, lam)
-
     for epoch in range(1, max_iter + 1):
-        w, _ = _single_sample_epoch(Z, w, violates, correct)
+        # w · z ≤ 0 is w · z < 5e-324, the smallest positive float
+        relaxation_epoch(w, Z, 0.0, float(lam), np.nextafter(0.0, 1.0))
         errors.append(int(np.sum(Z @ w <= 0)))
         if errors[-1] == 0:
             return CorrectionResult(w, epoch, True, np.asarray(errors))

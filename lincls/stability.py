@@ -21,6 +21,7 @@ take seconds.
 """
 
 import numpy as np
+from numba import njit
 
 from ._base import LinearClassifier, _check_interval, _check_positive
 from ._blas import one_blas_thread
@@ -40,6 +41,8 @@ __all__ = [
     "minover_batch",
     "adatron_batch",
     "rosenblatt_batch",
+    "adatron_sweep",
+    "minover_run",
 ]
 
 
@@ -48,6 +51,8 @@ __all__ = [
 # ----------------------------------------------------------------------------------------
 def hebb_weights(X, y):
     """Hebb's rule (eq. ``hebb``): w = (1/N) Σ_μ S^μ ξ^μ.
+
+    Defined in chapter "Learning from a teacher".
 
     Examples
     --------
@@ -60,6 +65,8 @@ def hebb_weights(X, y):
 
 def minover_update(w, X, y):
     """One Minover step (eq. ``minover``) in its textbook form.
+
+    Defined in chapter "Optimal stability and Minover".
 
     Find the example of least stability, μ = argmin_ν S^ν w · ξ^ν, and apply a Hebbian
     step to it: w ← w + S^μ ξ^μ / N. (Dividing by |w| does not change the argmin.)
@@ -74,8 +81,11 @@ def minover_update(w, X, y):
     return w + y[mu] * X[mu] / X.shape[1]
 
 
+@njit(cache=True)
 def minover_step(fields, gram, counts, mu, n_features):
     """One Minover step (eq. ``minover``) on the fields E^ν = S^ν w · ξ^ν.
+
+    Defined in chapter "Optimal stability and Minover".
 
     μ is the least stable example, μ = argmin_ν E^ν. With w = (1/N) Σ_ν c^ν S^ν ξ^ν the
     update w ← w + S^μ ξ^μ / N adds one to the count c^μ and changes every field by
@@ -96,6 +106,8 @@ def minover_step(fields, gram, counts, mu, n_features):
 def hull_bounds(fields, strengths, sq_norm):
     """The certificate (eq. ``certificate``): lower and upper bounds on κ_opt.
 
+    Defined in chapter "Optimal stability and Minover".
+
     For w = Σ_μ x^μ S^μ ξ^μ with x^μ ≥ 0, the stability of w is a lower bound,
     κ_min(w) = min_μ E^μ / |w| ≤ κ_opt, and the point w / Σ_μ x^μ lies in the convex hull
     of the S^μ ξ^μ, whose distance from the origin is κ_opt, so |w| / Σ_μ x^μ ≥ κ_opt.
@@ -109,13 +121,22 @@ def hull_bounds(fields, strengths, sq_norm):
     return float(np.min(fields) / norm), float(norm / np.sum(strengths))
 
 
+@njit(cache=True)
 def adatron_step(strengths, fields, gram, mu, learning_rate=1.0):
     """One AdaTron step (eq. ``adatron``): coordinate ascent on the dual.
+
+    Defined in chapter "Optimal stability and Minover".
 
     x^μ ← max(0, x^μ + γ (1 − E^μ) / C_μμ), with E^μ = S^μ w · ξ^μ and
     w = Σ_ν x^ν S^ν ξ^ν; γ = 1 maximizes the dual exactly along coordinate μ. The fields
     follow with the rank-one change E ← E + Δx^μ C_·μ. Arrays are updated in place;
     returns Δx^μ.
+
+    Examples
+    --------
+    >>> gram = np.array([[2.0, 1.0], [1.0, 2.0]]); strengths, fields = np.zeros(2), np.zeros(2)
+    >>> adatron_step(strengths, fields, gram, 0), strengths.tolist(), fields.tolist()
+    (0.5, [0.5, 0.0], [1.0, 0.5])
     """
     delta = max(-strengths[mu], learning_rate * (1.0 - fields[mu]) / gram[mu, mu])
     if delta != 0.0:
@@ -124,8 +145,61 @@ def adatron_step(strengths, fields, gram, mu, learning_rate=1.0):
     return delta
 
 
+@njit(cache=True)
+def adatron_sweep(strengths, fields, gram, learning_rate=1.0):
+    """One AdaTron sweep: :func:`adatron_step` on each example in order, in place.
+
+    Defined in chapter "Optimal stability and Minover". Examples with x^μ = 0 and E^μ > 1 at the
+    start of the sweep are skipped (their step would be zero). Returns the number of
+    steps taken.
+
+    Examples
+    --------
+    >>> gram = np.array([[2.0, 1.0], [1.0, 2.0]]); strengths, fields = np.zeros(2), np.zeros(2)
+    >>> adatron_sweep(strengths, fields, gram), strengths.tolist(), fields.tolist()
+    (2, [0.5, 0.25], [1.25, 1.0])
+    """
+    todo = (strengths > 0) | (fields < 1.0)
+    for mu in range(len(fields)):
+        if todo[mu]:
+            adatron_step(strengths, fields, gram, mu, learning_rate)
+    return int(np.count_nonzero(todo))
+
+
+@njit(cache=True)
+def minover_run(fields, gram, counts, n_features, sq_norm, t, stop, tol):
+    """Minover from update t to update ``stop`` at most: :func:`minover_step` on the least
+    stable example, until the certificate of :func:`hull_bounds` closes to a relative gap
+    ``tol``. Arrays change in place.
+
+    Defined in chapter "Optimal stability and Minover". ``sq_norm`` is |w|² after t updates.
+    Returns ``(t, sq_norm, lower, upper, done)`` with the bounds on κ_opt after t updates.
+
+    Examples
+    --------
+    >>> gram = np.array([[2.0, 1.0], [1.0, 2.0]]); fields, counts = np.zeros(2), np.zeros(2)
+    >>> minover_run(fields, gram, counts, 2, 0.0, 0, 10, 1e-3)[0], counts.tolist()
+    (2, [1.0, 1.0])
+    """
+    lower, upper = -np.inf, np.inf
+    while True:
+        mu = np.argmin(fields)  # the least stable example
+        if t > 0:  # the certificate of the current w, after t updates
+            norm = np.sqrt(sq_norm) if sq_norm > 0 else np.inf  # 0 only for zero examples
+            lower, upper = fields[mu] / norm, norm * n_features / t
+            if lower > 0 and lower >= (1.0 - tol) * upper:
+                return t, sq_norm, lower, upper, True
+        if t == stop:
+            return t, sq_norm, lower, upper, False
+        sq_norm += 2.0 * fields[mu] / n_features + gram[mu, mu] / n_features**2
+        minover_step(fields, gram, counts, mu, n_features)
+        t += 1
+
+
 def exact_optimal_stability(X, y, *, fit_intercept=False):
     """κ_opt and its weights exactly: :func:`lincls.perceptron.max_margin` in Part III's terms.
+
+    Defined in chapter "Optimal stability and Minover".
 
     The perceptron of optimal stability is u minimizing |u| subject to S^μ u · ξ^μ ≥ 1;
     then κ_opt = 1/|u|. This least-distance problem is the maximal-margin problem of
@@ -163,9 +237,17 @@ def exact_optimal_stability(X, y, *, fit_intercept=False):
 def signed_gram(X, y):
     """C_μν = S^μ S^ν ξ^μ · ξ^ν for one data set (2-D ``X``) or a batch (3-D ``X``).
 
+    Defined in chapter "Reproducing and extending the Minover report".
+
     The only matrix product of the stability learners: it runs on one BLAS thread
     (:mod:`lincls._blas`), since the matrices are small. The kernels that follow
     (``minover_batch``, ``adatron_batch``, ``rosenblatt_batch``) only add rows of C.
+
+    Examples
+    --------
+    >>> signed_gram(np.array([[1.0, 2.0], [3.0, -1.0]]), np.array([1, -1]))
+    array([[ 5., -1.],
+           [-1., 10.]])
     """
     Z = np.asarray(y, dtype=float)[..., None] * np.asarray(X, dtype=float)
     with one_blas_thread():
@@ -188,6 +270,8 @@ def _history_steps(max_iter, n_points=60):
 def minover_batch(gram, n_features, *, max_iter, tol=None, record=False):
     """Minover on a batch of data sets, all in lock-step, from w = 0.
 
+    Defined in chapter "Reproducing and extending the Minover report".
+
     Parameters
     ----------
     gram : ndarray of shape (B, P, P)
@@ -198,7 +282,7 @@ def minover_batch(gram, n_features, *, max_iter, tol=None, record=False):
         Largest number of updates t_max per data set.
     tol : float or None
         Stop a data set once its certificate gives lower ≥ (1 − tol) upper; ``None``
-        runs exactly ``max_iter`` updates (the seed's fixed t_max).
+        runs exactly ``max_iter`` updates (the Minover report's fixed t_max).
     record : bool
         Keep the bounds at about 60 log-spaced times for plots.
 
@@ -206,6 +290,15 @@ def minover_batch(gram, n_features, *, max_iter, tol=None, record=False):
     -------
     dict with ``counts`` (B, P), ``fields`` (B, P), ``sq_norm`` (B,), ``n_iter`` (B,),
     ``lower``/``upper`` (B,) bounds on κ_opt, and ``history`` (t, lower, upper) if asked.
+
+    Examples
+    --------
+    >>> from lincls.datasets import teacher_student
+    >>> X, y, _ = teacher_student(40, 10, random_state=0)
+    >>> gram = signed_gram(np.stack([X, X[::-1]]), np.stack([y, y[::-1]]))
+    >>> res = minover_batch(gram, 10, max_iter=100_000, tol=1e-2)
+    >>> res["converged"].tolist(), bool(np.all(res["lower"] >= 0.99 * res["upper"]))
+    ([True, True], True)
     """
     gram = np.asarray(gram, dtype=float)
     B, P, _ = gram.shape
@@ -260,6 +353,8 @@ def minover_batch(gram, n_features, *, max_iter, tol=None, record=False):
 def adatron_batch(gram, *, max_iter, tol, learning_rate=1.0, record=False):
     """AdaTron (sequential coordinate ascent on the dual) on a batch of data sets.
 
+    Defined in chapter "Reproducing and extending the Minover report".
+
     One iteration is a sweep over the examples. Examples with x^μ = 0 and E^μ > 1 at the
     start of a sweep are skipped in it (their step would be zero); every sweep ends with
     the certificate of :func:`hull_bounds`, and a data set stops once
@@ -269,6 +364,14 @@ def adatron_batch(gram, *, max_iter, tol, learning_rate=1.0, record=False):
     -------
     dict with ``strengths`` (B, P), ``fields`` (B, P), ``n_iter`` (B,), ``lower``,
     ``upper``, ``converged`` (B,), and ``history`` (sweep, lower, upper) if asked.
+
+    Examples
+    --------
+    >>> from lincls.datasets import teacher_student
+    >>> X, y, _ = teacher_student(40, 10, random_state=0)
+    >>> res = adatron_batch(signed_gram(X[None], y[None]), max_iter=1000, tol=1e-2)
+    >>> res["converged"].tolist(), bool(res["lower"][0] >= 0.99 * res["upper"][0])
+    ([True], True)
     """
     gram = np.asarray(gram, dtype=float)
     B, P, _ = gram.shape
@@ -313,6 +416,8 @@ def adatron_batch(gram, *, max_iter, tol, learning_rate=1.0, record=False):
 def rosenblatt_batch(gram, n_features, *, max_epochs, order=None):
     """The plain Rosenblatt perceptron (from w = 0, step 1/N) on a batch of data sets.
 
+    Defined in chapter "Reproducing and extending the Minover report".
+
     This is only the batched *simulation* the teacher–student experiments need; the
     single-run reference is :class:`lincls.perceptron.Perceptron` (chapter "The
     perceptron"). The rule is the same, but this kernel works in the dual: it keeps the
@@ -328,6 +433,14 @@ def rosenblatt_batch(gram, n_features, *, max_epochs, order=None):
     -------
     dict with ``counts`` (B, P) (so w = Σ_μ counts^μ S^μ ξ^μ / N), ``fields``,
     ``n_epochs`` (B,) and ``converged`` (B,).
+
+    Examples
+    --------
+    >>> from lincls.datasets import teacher_student
+    >>> X, y, _ = teacher_student(40, 10, random_state=0)
+    >>> res = rosenblatt_batch(signed_gram(X[None], y[None]), 10, max_epochs=100)
+    >>> res["converged"].tolist(), bool(np.all(res["fields"] > 0))
+    ([True], True)
     """
     gram = np.asarray(gram, dtype=float)
     B, P, _ = gram.shape
@@ -370,6 +483,8 @@ class _StabilityMixin:
 
 class Hebb(LinearClassifier):
     """The Hebbian perceptron: w = (1/N) Σ_μ S^μ ξ^μ, learnt in one pass.
+
+    Defined in chapter "Learning from a teacher".
 
     Parameters
     ----------
@@ -416,6 +531,8 @@ class Hebb(LinearClassifier):
 
 class Minover(_StabilityMixin, LinearClassifier):
     """Minover (Krauth & Mézard 1987): the perceptron of optimal stability.
+
+    Defined in chapter "Optimal stability and Minover".
 
     Starting from w = 0, repeatedly find the least stable example and apply a Hebbian
     step to it, w ← w + S^μ ξ^μ / N. Each step also yields a *certificate*: the current
@@ -483,24 +600,16 @@ class Minover(_StabilityMixin, LinearClassifier):
         n_samples, n_features = X.shape
         gram = signed_gram(X, y)
         fields, counts = np.zeros(n_samples), np.zeros(n_samples)
-        sq_norm, lower, upper = 0.0, -np.inf, np.inf
-        record, history = _history_steps(self.max_iter), []
+        t, sq_norm = 0, 0.0
+        history = []
         self.converged_ = False
-        for t in range(self.max_iter + 1):
-            mu = int(np.argmin(fields))  # the least stable example
-            if t > 0:  # the certificate of the current w, after t updates
-                norm = np.sqrt(sq_norm) or np.inf  # |w| = 0 only for all-zero examples
-                lower, upper = fields[mu] / norm, norm * n_features / t
-                done = lower > 0 and lower >= (1.0 - self.tol) * upper
-                if done or t in record or t == self.max_iter:
-                    history.append((t, lower, upper))
-                if done:
-                    self.converged_ = True
-                    break
-            if t == self.max_iter:
+        for stop in sorted(_history_steps(self.max_iter) | {self.max_iter}):
+            t, sq_norm, lower, upper, done = minover_run(
+                fields, gram, counts, n_features, sq_norm, t, stop, float(self.tol))
+            history.append((t, lower, upper))
+            if done:
+                self.converged_ = True
                 break
-            sq_norm += 2.0 * fields[mu] / n_features + gram[mu, mu] / n_features**2
-            minover_step(fields, gram, counts, mu, n_features)
         self.n_iter_ = int(counts.sum())
         self.stability_, self.stability_bound_ = float(lower), float(upper)
         self.embedding_strengths_ = counts / n_features
@@ -515,6 +624,8 @@ class Minover(_StabilityMixin, LinearClassifier):
 
 class AdaTron(_StabilityMixin, LinearClassifier):
     """AdaTron (Anlauf & Biehl 1989): the perceptron of optimal stability by dual ascent.
+
+    Defined in chapter "Optimal stability and Minover".
 
     The optimal-stability perceptron solves: minimize |w|² subject to S^μ w · ξ^μ ≥ 1.
     Its dual maximizes Σ x^μ − ½ |Σ x^μ S^μ ξ^μ|² over x ≥ 0, and AdaTron does this one
@@ -594,11 +705,7 @@ class AdaTron(_StabilityMixin, LinearClassifier):
         self.converged_ = False
         n_steps = 0
         for sweep in range(1, self.max_iter + 1):
-            # examples with x = 0 and E > 1 would not move: skip them in this sweep
-            todo = np.flatnonzero((strengths > 0) | (fields < 1.0))
-            for mu in todo:
-                adatron_step(strengths, fields, gram, mu, self.learning_rate)
-            n_steps += todo.size
+            n_steps += adatron_sweep(strengths, fields, gram, float(self.learning_rate))
             sq_norm = float(strengths @ fields)
             lower, upper = (hull_bounds(fields, strengths, sq_norm) if sq_norm > 0
                             else (-np.inf, np.inf))

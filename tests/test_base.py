@@ -171,3 +171,20 @@ def test_plot_decision_regions_needs_only_predict():
     with pytest.raises(ValueError, match="two features"):
         plot_decision_regions(np.zeros((3, 3)), y, Threshold(), ax=ax)
     plt.close(fig)
+
+
+def test_every_estimator_is_re_exported_from_the_package():
+    import importlib
+    import inspect
+
+    from sklearn.base import BaseEstimator
+
+    import lincls
+
+    for name in ("perceptron", "pocket", "multiclass", "relaxation", "adaline", "least_squares",
+                 "stability", "svm", "pca", "discriminant"):
+        module = importlib.import_module(f"lincls.{name}")
+        for attr in module.__all__:
+            obj = getattr(module, attr)
+            if inspect.isclass(obj) and issubclass(obj, BaseEstimator):
+                assert attr in lincls.__all__ and getattr(lincls, attr) is obj, attr

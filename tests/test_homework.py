@@ -3,6 +3,7 @@
 import json
 import os
 import shutil
+import sys
 from pathlib import Path
 
 import nbformat
@@ -14,6 +15,7 @@ from hypothesis import strategies as st
 from lincls import homework as hw
 
 FIXTURES = Path(__file__).parent / "fixtures" / "homework"
+sys.path.insert(0, str(FIXTURES))  # make_fixtures: the fixture's pasted picture
 TEACHER = FIXTURES / "teacher" / "fixture1.ipynb"
 MALFORMED = FIXTURES / "malformed"
 EXPECTED = json.loads((MALFORMED / "expected.json").read_text())
@@ -87,7 +89,7 @@ def test_no_solution_line_reaches_the_student(released):
 
 def test_student_version_passes_check(released):
     assert hw.validate(released) == []
-    assert hw.main(["check", str(released)]) == 0
+    assert hw.main(["validate", str(released)]) == 0
 
 
 def test_release_is_idempotent(tmp_path, released):
@@ -124,7 +126,7 @@ def test_malformed_notebook_gets_a_clear_error_and_nothing_is_written(tmp_path, 
     assert snapshot(out) == before
     # the command line says the same and fails
     assert hw.main(["release", str(MALFORMED / name), str(out)]) == 1
-    assert hw.main(["check", str(MALFORMED / name)]) == 1
+    assert hw.main(["validate", str(MALFORMED / name)]) == 1
     err = capsys.readouterr().err
     assert name in err and expected["message"] in err
     assert snapshot(out) == before
@@ -166,44 +168,58 @@ def test_student_fixture_runs_except_for_the_exercises():
 
 
 # --- answer checks ----------------------------------------------------------------
+CHEAP_KDF = {"name": "scrypt", "n": 16, "r": 1, "p": 1}  # fast hashes for the tests
+
+
 @pytest.fixture
 def registry(tmp_path):
-    return tmp_path / "answers.json"
+    path = tmp_path / "answers.json"
+    path.write_text(json.dumps({"format": 2, "kdf": CHEAP_KDF, "answers": {}}))
+    return path
 
 
 def test_check_right_and_wrong_scalar(registry, capsys):
     hw.record_answer("q.margin", 0.123456, atol=1e-4, registry=registry)
     assert hw.check("q.margin", 0.12349, registry=registry)
+    assert hw.check("q.margin", 0.123456 - 0.99e-4, registry=registry)
     assert not hw.check("q.margin", 0.13, registry=registry)
     assert not hw.check("q.margin", 12.3456, registry=registry)
     out = capsys.readouterr().out.splitlines()
-    assert out == [
-        "q.margin: right",
-        "q.margin: wrong",
-        "q.margin: this looks like a percentage; give a fraction between 0 and 1",
-    ]
+    assert out == ["q.margin: right", "q.margin: right", "q.margin: wrong", "q.margin: wrong"]
     # the registry holds neither the value nor its digits
     assert "0.123" not in registry.read_text() and "123456" not in registry.read_text()
 
 
-def test_check_feedback_for_arrays(registry, capsys):
+def test_one_hash_per_answer_and_nothing_that_narrows_it(registry):
+    """The whole answer has one digest; no per-entry hash, offset or parity is stored."""
+    entry = hw.record_answer("q.w", [-4, 3, 2], atol=1e-6, registry=registry)
+    assert set(entry) == {"kind", "atol", "scale", "offset", "shape", "normalized",
+                          "bound", "salt", "digest"}
+    assert entry["kind"] == "integer" and entry["scale"] == 1.0 and entry["bound"] == 10
+    odd = hw.record_answer("q.odd", 3, atol=0.1, registry=registry)
+    even = hw.record_answer("q.even", 4, atol=0.1, registry=registry)
+    assert {k: v for k, v in odd.items() if k not in ("salt", "digest")} == {
+        k: v for k, v in even.items() if k not in ("salt", "digest")}
+
+
+def test_check_feedback_for_arrays_is_whole_answer(registry, capsys):
     w = np.array([0.6, 0.0, -0.8])
     hw.record_answer("q.w", w, atol=1e-3, normalized=True, registry=registry)
     assert hw.check("q.w", w.tolist(), registry=registry)
     assert hw.check("q.w", w.reshape(1, 3), registry=registry)  # same answer as a row
+    assert hw.check("q.w", w + [0.0009, -0.0009, 0.0], registry=registry)
     assert not hw.check("q.w", w[:2], registry=registry)
     assert not hw.check("q.w", 5 * w, registry=registry)
     assert not hw.check("q.w", -w, registry=registry)
-    assert not hw.check("q.w", [0.8, 0.0, -0.6], registry=registry)
+    assert not hw.check("q.w", [0.6, 0.8, 0.0], registry=registry)  # one entry wrong
     assert not hw.check("q.w", [np.nan, 0, 1], registry=registry)
     assert not hw.check("q.w", "zero", registry=registry)
     out = capsys.readouterr().out.splitlines()
-    assert out[2] == "q.w: wrong shape: expected (3,), got (2,)"
-    assert out[3] == "q.w: not normalized: its norm is 5, it should be 1"
-    assert out[4] == "q.w: wrong sign: the answer is the negative of this"
-    assert out[5] == "q.w: wrong: 2 of 3 entries differ (at 0, 2)"
-    assert out[6] == "q.w: contains NaN or infinity"
-    assert out[7].startswith("q.w: not a number")
+    assert out[3] == "q.w: wrong shape: expected (3,), got (2,)"
+    assert out[4] == "q.w: not normalized: its norm is 5, it should be 1"
+    assert out[5] == out[6] == "q.w: wrong"  # never which entries, never "wrong sign"
+    assert out[7] == "q.w: contains NaN or infinity"
+    assert out[8].startswith("q.w: not a number")
 
 
 def test_unknown_answer_and_bad_names(registry):
@@ -216,21 +232,67 @@ def test_unknown_answer_and_bad_names(registry):
         hw.record_answer("q.c", 1.0, atol=0, registry=registry)
     with pytest.raises(ValueError, match="norm is not 1"):
         hw.record_answer("q.d", [1.0, 1.0], normalized=True, registry=registry)
+    with pytest.raises(ValueError, match="bound"):
+        hw.record_answer("q.e", 50.0, bound=10, registry=registry)
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=40, deadline=None)
 @given(
-    answer=st.floats(-1e3, 1e3, allow_nan=False),
+    answer=st.lists(st.floats(-1e3, 1e3, allow_nan=False), min_size=1, max_size=4),
     atol=st.sampled_from([1e-6, 1e-3, 0.05]),
     shift=st.floats(-1, 1),
 )
-def test_tolerance_aware_rounding(tmp_path_factory, answer, atol, shift):
-    """Within atol is always right; beyond 3 atol always wrong, wherever the bin edges."""
+def test_tolerance_of_the_whole_answer(tmp_path_factory, answer, atol, shift):
+    """Every entry within atol: right; any entry beyond 8 atol: wrong. (An answer of
+    integers is compared after rounding: beyond 1/2 is wrong.)"""
     reg = tmp_path_factory.mktemp("reg") / "answers.json"
-    hw.record_answer("p", answer, atol=atol, registry=reg)
-    assert hw.check("p", answer + 0.99 * atol * shift, registry=reg, quiet=True)
-    far = answer + (3.01 * atol + abs(shift) * atol) * (1 if shift >= 0 else -1)
+    reg.write_text(json.dumps({"format": 2, "kdf": CHEAP_KDF, "answers": {}}))
+    a = np.array(answer)
+    entry = hw.record_answer("p", a, atol=atol, registry=reg)
+    assert hw.check("p", a + 0.99 * atol * shift, registry=reg, quiet=True)
+    far = a.copy()
+    beyond = 0.51 if entry["kind"] == "integer" else (8.01 + abs(shift)) * atol
+    far[0] += beyond * (1 if shift >= 0 else -1)
     assert not hw.check("p", far, registry=reg, quiet=True)
+
+
+def test_brute_force_needs_the_stated_space(registry):
+    """A brute force over the answer space, with what a student has (the registry and
+    check), finds the answer, and needs no fewer tries than the answer's rank in it:
+    the space the teachers' table states covers the answer."""
+    hw.record_answer("q.count", 14, atol=0.1, bound=16, registry=registry)
+    entry = json.loads(registry.read_text())["answers"]["q.count"]
+    space = hw.answers.answer_space(entry)
+    assert space == 33
+    tries = next(k for k, v in enumerate(range(-16, 17), 1)
+                 if hw.check("q.count", v, registry=registry, quiet=True))
+    assert tries <= space
+    [row] = hw.brute_force_cost(registry, seconds=0.5)
+    assert row["hashes"] == 16 and row["seconds"] == 8.0 and row["flag"]
+
+
+def test_shipped_registry_is_slow_and_whole_answer():
+    data = hw.answers._load_registry(hw.ANSWERS)
+    assert data["kdf"]["name"] == "scrypt" and data["kdf"]["n"] >= 2**14
+    for name, entry in data["answers"].items():
+        assert set(entry) == {"kind", "atol", "scale", "offset", "shape", "normalized",
+                              "bound", "salt", "digest"}, name
+        assert len(entry["digest"]) == 32 and entry["atol"] > 0, name
+
+
+@pytest.mark.slow
+def test_a_student_check_costs_at_least_one_slow_hash():
+    """What the teachers' table assumes per try: check() with the shipped registry
+    takes at least the time of one hash (timed the same way)."""
+    import time
+
+    name = next(iter(hw.answers._load_registry(hw.ANSWERS)["answers"]))
+    per_hash = hw.answers.seconds_per_hash()
+    best = min(
+        (time.perf_counter(), hw.check(name, 0.0, quiet=True), time.perf_counter())
+        for _ in range(3)
+    )
+    assert best[2] - best[0] >= 0.5 * per_hash
 
 
 def test_recording_mode_and_hash_command(registry, monkeypatch, capsys):
@@ -238,20 +300,11 @@ def test_recording_mode_and_hash_command(registry, monkeypatch, capsys):
     assert hw.check("q.x", [1.0, 2.0], atol=0.01)
     monkeypatch.delenv(hw.RECORD_ENV)
     assert hw.check("q.x", [1.001, 2.0], registry=registry)
-    salt = json.loads(registry.read_text())["answers"]["q.x"]["salt"]
     assert hw.main(["hash", "q.x", "[3, 4]", "--registry", str(registry)]) == 0
-    data = json.loads(registry.read_text())["answers"]["q.x"]
-    assert data["salt"] == salt and data["shape"] == [2]  # re-recording keeps the salt
     assert hw.check("q.x", [3, 4], registry=registry)
     assert hw.main(["hash", "q.y", "[1,", "--registry", str(registry)]) == 1
-    capsys.readouterr()
-
-
-def test_shipped_registry_is_well_formed():
-    data = hw._load_registry(hw.ANSWERS)
-    for name, entry in data["answers"].items():
-        assert len(entry["hashes"]) == int(np.prod(entry["shape"])) == len(entry["offsets"])
-        assert entry["atol"] > 0, name
+    assert hw.main(["cost", "--registry", str(registry)]) == 0
+    assert "q.x" in capsys.readouterr().out
 
 
 # --- chapter solutions -----------------------------------------------------------
@@ -389,7 +442,8 @@ def test_release_never_overwrites_or_rereads_teacher_notebooks(tmp_path, capsys)
     shutil.copy(TEACHER, src / "hw.ipynb")
     before = (src / "hw.ipynb").read_bytes()
     assert hw.main(["release", str(src), str(src)]) == 1
-    assert "refusing to overwrite" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert "refusing to overwrite" in err and len(err.strip().splitlines()) == 1
     assert (src / "hw.ipynb").read_bytes() == before
     # OUT inside SRC: the second release must not treat the first one as input
     first = hw.release(src, src / "student")
@@ -397,25 +451,173 @@ def test_release_never_overwrites_or_rereads_teacher_notebooks(tmp_path, capsys)
     assert first == second == [src / "student" / "hw.ipynb"]
 
 
-def test_student_sources(tmp_path):
+def test_student_sources(tmp_path, capsys):
     import yaml
 
     root = tmp_path / "book-repo"
-    (root / "book" / "homework").mkdir(parents=True)
+    (root / "book" / "homework" / "data").mkdir(parents=True)
     (root / "lincls").mkdir()
     (root / "lincls" / "x.py").write_text("X = 1\n")
     shutil.copy(TEACHER, root / "book" / "homework" / "hw.ipynb")
+    # stray files: a jupytext pair and a backup hold the solutions; data may go
+    (root / "book" / "homework" / "hw.md").write_text("### BEGIN SOLUTION\nsecret\n")
+    (root / "book" / "homework" / "hw.ipynb.bak").write_text("secret")
+    (root / "book" / "homework" / "data" / "points.csv").write_text("1,2\n")
     (root / "book" / "chapter.md").write_text(CHAPTER)
     (root / "_toc.yml").write_text("format: jb-book\nroot: book/chapter\n")
     (root / "_config.yml").write_text(
         "title: T\nrepository: {url: 'https://github.com/a/b', branch: main}\n"
+        "html: {use_repository_button: true, use_issues_button: true}\n"
+        "launch_buttons: {binderhub_url: 'https://mybinder.org'}\n"
     )
     dest = hw.make_student_sources(root, tmp_path / "src", "https://github.com/a/student")
     chapter = (dest / "book" / "chapter.md").read_text()
     assert "secret" not in chapter and hw.STUDENT_SOLUTION_NOTE in chapter
     student = nbformat.read(dest / "book" / "homework" / "hw.ipynb", as_version=4)
     assert "YOUR CODE HERE" in student.cells[3].source
+    assert sorted(p.relative_to(dest / "book" / "homework").as_posix()
+                  for p in (dest / "book" / "homework").rglob("*") if p.is_file()) == [
+        "data/points.csv", "hw.ipynb"]
     config = yaml.safe_load((dest / "_config.yml").read_text())
     assert config["title"] == "T (student edition)"
     assert config["repository"]["url"] == "https://github.com/a/student"
+    assert config["launch_buttons"]["binderhub_url"] == "https://mybinder.org"
     assert (dest / "lincls" / "x.py").exists() and (dest / "_toc.yml").exists()
+    # without a student repository: no button may lead to the teacher's repository
+    dest = hw.make_student_sources(root, tmp_path / "src2")
+    text = (dest / "_config.yml").read_text()
+    assert "github.com/a/b" not in text and "mybinder" not in text
+    config = yaml.safe_load(text)
+    assert config["repository"]["url"] == ""
+    assert not any(config["html"][b] for b in ("use_repository_button", "use_issues_button",
+                                               "use_edit_page_button"))
+    assert not any(config["launch_buttons"].values())
+
+
+# --- what the student versions must not carry ------------------------------------
+def test_answer_cells_lose_attachments(released):
+    teacher = nbformat.read(TEACHER, as_version=4)
+    assert any(c.get("attachments") for c in teacher.cells)  # the fixture has a picture
+    student = nbformat.read(released, as_version=4)
+    assert not any(c.get("attachments") for c in student.cells)
+    from make_fixtures import PNG_WITH_ANSWER
+
+    assert PNG_WITH_ANSWER[:40] not in released.read_text()
+
+
+def test_release_replaces_the_output_folder_atomically(tmp_path, monkeypatch, capsys):
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "stale.ipynb").write_text("an earlier release")
+    hw.release(TEACHER.parent, out)
+    assert sorted(p.name for p in out.iterdir()) == [TEACHER.name]  # nothing stale
+    before = snapshot(out)
+    src = tmp_path / "src"
+    src.mkdir()
+    for name in ("a.ipynb", "b.ipynb", "c.ipynb"):
+        shutil.copy(TEACHER, src / name)
+    calls = []
+
+    def fail_on_second(nb, *args, **kwargs):
+        calls.append(1)
+        if len(calls) == 2:
+            raise OSError("disk full")
+        return real(nb, *args, **kwargs)
+
+    real = nbformat.writes
+    monkeypatch.setattr(nbformat, "writes", fail_on_second)
+    with pytest.raises(OSError, match="disk full"):
+        hw.release(src, out)
+    assert snapshot(out) == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["out", "src"]  # no temp folder
+    calls.clear()
+    assert hw.main(["release", str(src), str(out)]) == 1
+    err = capsys.readouterr().err
+    assert err == "error: disk full\n" and snapshot(out) == before
+
+
+def test_release_refuses_an_output_that_holds_the_source(tmp_path):
+    src = tmp_path / "book" / "homework"
+    src.mkdir(parents=True)
+    shutil.copy(TEACHER, src / "hw.ipynb")
+    with pytest.raises(ValueError, match="OUT holds SRC"):
+        hw.release(src, tmp_path / "book")
+    assert (src / "hw.ipynb").exists()
+
+
+def test_solution_only_cells_leave_homework_and_chapters(tmp_path):
+    nb = nbformat.read(TEACHER, as_version=4)
+    nb.cells[12].metadata["tags"] = [hw.SOLUTION_ONLY_TAG]
+    student = hw.release_notebook(nb)
+    assert len(student.cells) == len(nb.cells) - 1
+    assert 'print("the end")' not in [c.source for c in student.cells]
+    chapter = (
+        "Text.\n\n```{code-cell} ipython3\n:tags: [remove-cell, solution-only]\n\n"
+        "glue('secret', 42)\n```\n\n```{code-cell} ipython3\n:tags: [remove-cell]\n\n"
+        "setup = 1\n```\n"
+    )
+    out = hw.site.strip_solution_only_cells(chapter)
+    assert "glue('secret'" not in out and "setup = 1" in out
+    assert "glue('secret', 42)" in hw.site.solution_only_lines(chapter)
+
+
+# --- the rules of the graded hidden tests --------------------------------------------
+def hidden_notebook(setup, hidden, check_cell=None):
+    import nbformat.v4 as v4
+
+    nb = nbformat.read(TEACHER, as_version=4)
+    nb.cells[1].source += "\n" + setup
+    nb.cells[4].source = (
+        "assert True\n### BEGIN HIDDEN TESTS\n" + hidden + "\n### END HIDDEN TESTS"
+    )
+    if check_cell:
+        nb.cells.append(v4.new_code_cell(check_cell))
+    return nb
+
+
+def test_hidden_tests_may_not_compare_against_lincls():
+    nb = hidden_notebook(
+        "from lincls.perceptron import Perceptron\nfrom lincls.datasets import logic_gate",
+        "ref = Perceptron().fit(*logic_gate('and'))\nassert training_mistakes == ref.t_",
+    )
+    [error] = hw.validate_notebook(nb, "nb.ipynb")
+    assert error.cell == 4 and "compare against lincls (Perceptron)" in str(error)
+    # inside expected(...) the teacher's value is frozen at release time: allowed
+    ok = hidden_notebook(
+        "from lincls.perceptron import Perceptron\nfrom lincls.homework import expected",
+        "assert training_mistakes == expected('m', Perceptron().fit(X, y).t_)",
+    )
+    assert hw.validate_notebook(ok, "nb.ipynb") == []
+
+
+def test_hidden_tests_may_not_assert_a_self_checked_value(registry):
+    hw.record_answer("fixture.mistakes", 3, atol=0.1, registry=registry)
+    nb = hidden_notebook("", "assert training_mistakes == 3\nrng = np.random.default_rng(3)",
+                         'check("fixture.mistakes", training_mistakes)')
+    [error] = hw.validate_notebook(nb, "nb.ipynb", registry=registry)
+    assert "the self-check 'fixture.mistakes' protects" in str(error)
+    other = hidden_notebook("", "assert training_mistakes == 4",
+                            'check("fixture.mistakes", training_mistakes)')
+    assert hw.validate_notebook(other, "nb.ipynb", registry=registry) == []
+
+
+@pytest.mark.slow
+def test_grading_version_holds_the_teachers_values(tmp_path):
+    nb = hidden_notebook(
+        "from lincls.homework import expected",
+        "assert np.allclose(perceptron_step(np.ones(2), np.array([-1.0, 0.5]), 1),\n"
+        "                   expected('step', perceptron_step(np.ones(2), "
+        "np.array([-1.0, 0.5]), 1)))",
+    )
+    src = tmp_path / "src"
+    src.mkdir()
+    nbformat.write(nb, src / "hw.ipynb")
+    hw.release(src, tmp_path / "student", grading=tmp_path / "grading")
+    graded = nbformat.read(tmp_path / "grading" / "hw.ipynb", as_version=4)
+    assert graded.cells[4].source == (
+        "assert True\n### BEGIN HIDDEN TESTS\n"
+        "assert np.allclose(perceptron_step(np.ones(2), np.array([-1.0, 0.5]), 1),\n"
+        "                   np.array([0.0, 1.5], dtype='float64'))\n### END HIDDEN TESTS"
+    )
+    student = nbformat.read(tmp_path / "student" / "hw.ipynb", as_version=4)
+    assert "expected" not in student.cells[4].source

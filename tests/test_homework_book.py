@@ -1,4 +1,4 @@
-"""The book's own homework notebooks: check, release, rehearse (``make release``).
+"""The book's own homework notebooks: validate, release, rehearse (``make release``).
 
 Every ``book/homework/*.ipynb`` is tested, plus the fixture teacher notebook, so the
 tests never run on an empty set. nbval (run twice by ``make homework``) checks that the
@@ -45,11 +45,13 @@ def test_every_homework_in_the_toc_is_tested():
 
 @pytest.fixture(scope="module")
 def released(tmp_path_factory):
-    """Release every notebook once, twice, into two directories."""
+    """Release every notebook twice, each into a folder of its own (a release replaces
+    its output folder)."""
     first, second = tmp_path_factory.mktemp("first"), tmp_path_factory.mktemp("second")
     out = {}
     for path in NOTEBOOKS:
-        out[path] = (hw.release(path, first)[0], hw.release(path, second)[0])
+        out[path] = (hw.release(path, first / path.stem)[0],
+                     hw.release(path, second / path.stem)[0])
     return out
 
 
@@ -106,3 +108,22 @@ def test_student_version_runs_except_for_the_exercises(path):
         if r["error"] is None:
             src = student.cells[r["cell"]].source
             assert re.search(r"^\s+raise NotImplementedError\(\)", src, re.M), src
+
+
+def test_grading_versions_hold_values_not_calls():
+    """``make release`` wrote grading versions: no ``expected(`` call and no lincls name
+    left in a hidden test (the values of the teacher's solution stand there instead)."""
+    grading = ROOT / "_build" / "release" / "grading"
+    if not grading.is_dir():
+        pytest.fail("run `python -m lincls.homework release ... --grading` first (make release)")
+    from lincls.homework import grading as rules
+    from lincls.homework.notebook import hidden_sources
+
+    paths = sorted(grading.glob("*.ipynb"))
+    assert [p.name for p in paths] == [p.name for p in NOTEBOOKS if p != FIXTURE]
+    for path in paths:
+        nb = nbformat.read(path, as_version=4)
+        banned = rules.lincls_names(nb)
+        for index, text in hidden_sources(nb).items():
+            assert "expected(" not in text, f"{path.name} cell {index + 1}"
+            assert not (set(re.findall(r"\w+", text)) & banned), f"{path.name} cell {index + 1}"

@@ -1,11 +1,23 @@
-"""The Binder path: a chapter opened from its launch button runs as a notebook in JupyterLab.
+"""The Binder path: every chapter and homework, opened from its launch button, reads well.
 
 A local JupyterLab (from this environment, on 127.0.0.1, with throw-away Jupyter config,
 data, runtime and settings directories) gets exactly the settings that ``postBuild``
 writes on Binder: the test runs ``postBuild`` itself. Chromium then opens the URL path the
-launch button on the chapter's built page produces, ``lab/tree/book/<chapter>``, and checks
-that the chapter opens as a notebook with its cells, runs all cells, and finds no error
-output. Covered: the first chapter with code of every part of ``_toc.yml``.
+launch button on the page's built HTML produces, ``lab/tree/book/<page>``, for every page
+of ``_toc.yml`` that is a notebook (chapters and homework), and checks that it opens as a
+notebook with its cells, with no dialog over it, runs all cells (Run > Run All Cells),
+and then shows:
+
+- no error output (also none from an inline expression);
+- no raw MyST: jupyterlab-myst renders directives and roles, so the rendered markdown
+  (code and preformatted text aside) holds no directive option line (``:label:``),
+  fence (```` ```{ ````, ``:::{``) or role (``{eq}`...```);
+- no math error: KaTeX marks an undefined macro or a parse error (``.katex-error``,
+  title "Undefined control sequence"); there must be none;
+- no placeholder number: every ``{eval}`` expression shows its value, not its source.
+
+A screenshot of each page, at its top and (with numbers in prose) at its first number,
+goes to ``_build/screenshots/lab_<page>*.png``.
 """
 
 import html
@@ -36,7 +48,22 @@ ERRORS = ", ".join(f'{PANEL} .jp-OutputArea-output[data-mime-type="application/v
 HTML = ROOT / "_build" / "html"
 OUTPUT_ASSETS = ("https://maxcdn.bootstrapcdn.com/font-awesome/", "https://cdn.jsdelivr.net/npm/")
 SCREENSHOTS = ROOT / "_build" / "screenshots"
-RUN_TIMEOUT_MS = int(os.environ.get("LAB_RUN_TIMEOUT_MS", 180_000))  # all cells of a chapter
+RUN_TIMEOUT_MS = int(os.environ.get("LAB_RUN_TIMEOUT_MS", 300_000))  # all cells of a page
+DIALOGS = ".jp-Dialog, .Toastify__toast, .jp-Notification-Toast"
+# What jupyterlab-myst renders (markdown cells), with code and literal blocks left out:
+# raw MyST there means jupyterlab-myst did not understand it.
+RENDERED_TEXT = """panel => [...document.querySelectorAll(
+    panel + ' .jp-MarkdownCell .jp-RenderedMarkdown, ' + panel + ' .jp-MarkdownCell .myst')]
+    .map(node => { const copy = node.cloneNode(true);
+                   copy.querySelectorAll('pre, code, .katex').forEach(c => c.remove());
+                   return copy.innerText; })"""
+RAW_MYST = re.compile(r"(?:^|\s):[a-z][\w-]*:(?=\s|$)|```\{|:::\{|\{[a-z][\w:-]*\}`", re.M)
+MATH_ERRORS = (f'{PANEL} .katex-error, {PANEL} [title*="Undefined control sequence"], '
+               f'{PANEL} [title*="ParseError"]')
+# an {eval} role shows its source in a <code> until its value is there; failed: stderr span
+PLACEHOLDERS = r"""panel => [...document.querySelectorAll(panel + ' .jp-MarkdownCell code')]
+    .map(c => c.textContent).filter(t => /prose\[/.test(t))"""
+EXPRESSION_ERRORS = f'{PANEL} .jp-MarkdownCell [data-mime-type="application/vnd.jupyter.stderr"]'
 
 pytestmark = pytest.mark.browser
 
@@ -51,17 +78,21 @@ def code_cells(path):
     return sum(c.cell_type == "code" for c in jupytext.read(path).cells)
 
 
+def is_notebook(path):
+    """A page that is a notebook: an .ipynb, or a MyST Markdown file with a jupytext header."""
+    return path.suffix == ".ipynb" or path.read_text().startswith("---\njupytext:")
+
+
 def chapters():
-    """Per TOC part, the first chapter that has code cells (a part without code is skipped)."""
+    """Every page of the TOC that is a notebook: the chapters and the homework."""
     toc = yaml.safe_load((ROOT / "_toc.yml").read_text())
     found = []
     for part in toc["parts"]:
         for entry in part["chapters"]:
             source = next(p for p in ROOT.glob(entry["file"] + ".*")
                           if p.suffix in (".md", ".ipynb"))
-            if code_cells(source):
+            if is_notebook(source):
                 found.append(source.relative_to(ROOT).as_posix())
-                break
     return found
 
 
@@ -86,11 +117,14 @@ def lab(tmp_path_factory):
     viewers = json.loads(overrides.read_text())["@jupyterlab/docmanager-extension:plugin"]
     assert viewers["defaultViewers"] == {"markdown": "Jupytext Notebook",
                                          "myst": "Jupytext Notebook"}
+    notifications = json.loads(overrides.read_text())["@jupyterlab/apputils-extension:notification"]
+    assert notifications == {"fetchNews": "false", "checkForUpdates": False}
 
     # The server works on a copy of book/, as Binder works on a clone: JupyterLab saves
     # notebooks it runs (autosave), and the repository's chapters must stay untouched.
     root = home / "repo"
     shutil.copytree(ROOT / "book", root / "book", ignore=shutil.ignore_patterns("_build"))
+    shutil.copy(ROOT / "jupytext.toml", root)
 
     port, token = free_port(), secrets.token_hex(16)
     log = open(home / "lab.log", "w", buffering=1)
@@ -162,9 +196,15 @@ def launch_path(chapter):
     return path
 
 
+def screenshot(page, name):
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=SCREENSHOTS / f"{name}.png")
+
+
 @pytest.mark.parametrize("chapter", chapters())
-def test_chapter_runs_as_a_notebook(lab, browser, chapter):
+def test_chapter_reads_as_a_notebook(lab, browser, chapter):
     base, token = lab
+    name = "lab_" + Path(chapter).stem
     context = browser.new_context(viewport={"width": 1280, "height": 900})
     context.set_default_timeout(60_000)
     page = context.new_page()
@@ -184,6 +224,8 @@ def test_chapter_runs_as_a_notebook(lab, browser, chapter):
         page.wait_for_function("""n => document.querySelectorAll(
             '.jp-NotebookPanel:not(.lm-mod-hidden) .jp-CodeCell').length === n""", arg=n_code)
         wait_for_idle_kernel(base, token, chapter)
+        dialogs = page.locator(DIALOGS)
+        assert dialogs.count() == 0, f"{chapter}: a dialog is open: {dialogs.first.inner_text()}"
 
         # Run > Run All Cells, then wait for every prompt to show an execution count.
         page.locator(".lm-MenuBar-itemLabel", has_text=re.compile(r"^Run$")).click()
@@ -192,7 +234,7 @@ def test_chapter_runs_as_a_notebook(lab, browser, chapter):
             """([panel, errors]) => {
                 const prompts = [...document.querySelectorAll(
                     panel + ' .jp-CodeCell .jp-InputPrompt')];
-                return (prompts.length > 0 && prompts.every(p => /\\[\\d+\\]/.test(p.textContent)))
+                return prompts.every(p => /\\[\\d+\\]/.test(p.textContent))
                     || document.querySelector(errors);
             }""", arg=[PANEL, ERRORS], timeout=RUN_TIMEOUT_MS, polling=500)
         errors = page.evaluate(
@@ -200,12 +242,42 @@ def test_chapter_runs_as_a_notebook(lab, browser, chapter):
         assert errors == [], f"{chapter}: error output\n" + "\n".join(errors)
         executed = page.locator(".jp-NotebookPanel:visible .jp-CodeCell .jp-InputPrompt")
         assert executed.count() == n_code
+
+        # The markdown cells' inline expressions are evaluated after the cells run.
+        try:
+            page.wait_for_function(f"() => ({PLACEHOLDERS})({json.dumps(PANEL)}).length === 0",
+                                   timeout=30_000, polling=500)
+        except Exception:  # the assertion below says which
+            pass
+        placeholders = page.evaluate(PLACEHOLDERS, PANEL)
+        assert placeholders == [], f"{chapter}: numbers not shown: {placeholders}"
+        failed = page.evaluate(
+            "s => [...document.querySelectorAll(s)].map(o => o.textContent)", EXPRESSION_ERRORS)
+        assert failed == [], f"{chapter}: inline expressions failed: {failed}"
+
+        raw = [m for text in page.evaluate(RENDERED_TEXT, PANEL)
+               for m in (line for line in text.splitlines() if RAW_MYST.search(line))]
+        assert raw == [], f"{chapter}: raw MyST in the rendered notebook:\n" + "\n".join(raw)
+        math = page.evaluate("s => [...document.querySelectorAll(s)].map("
+                             "m => (m.title || m.textContent).slice(0, 200))", MATH_ERRORS)
+        assert math == [], f"{chapter}: {len(math)} math errors:\n" + "\n".join(math)
+        assert dialogs.count() == 0, f"{chapter}: a dialog is open: {dialogs.first.inner_text()}"
         assert outside == [], f"requests outside the local server: {outside}"
-        SCREENSHOTS.mkdir(parents=True, exist_ok=True)
-        page.screenshot(path=SCREENSHOTS / f"lab_{Path(chapter).stem}.png")
+
+        # Run All leaves the view at the last cell: back to the top, then the first markdown
+        # cell that quotes a computed number (cells off screen render lazily: let them paint)
+        top = "n => n.scrollIntoView({block: 'start'})"
+        page.locator(f"{PANEL} .jp-Cell").first.evaluate(top)
+        page.wait_for_timeout(1000)
+        screenshot(page, name)
+        markdown = [c for c in jupytext.read(ROOT / chapter).cells if c.cell_type == "markdown"]
+        quoting = [i for i, c in enumerate(markdown) if "{eval}" in c.source]
+        if quoting:
+            page.locator(f"{PANEL} .jp-MarkdownCell").nth(quoting[0]).evaluate(top)
+            page.wait_for_timeout(1000)
+            screenshot(page, name + "_numbers")
     except BaseException:  # also pytest.fail
-        SCREENSHOTS.mkdir(parents=True, exist_ok=True)
-        page.screenshot(path=SCREENSHOTS / f"lab_failed_{Path(chapter).stem}.png")
+        screenshot(page, name.replace("lab_", "lab_failed_"))
         raise
     finally:
         page.close()

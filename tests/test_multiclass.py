@@ -131,7 +131,7 @@ def test_converges_on_separable_three_class_data(correction, shuffle):
 
 def reference_multiclass(Z, t, c, eta, correction, max_iter):
     """The textbook loop: one sample at a time."""
-    W = np.zeros((c, Z.shape[1]))
+    W, epochs = np.zeros((c, Z.shape[1])), 0
     for _ in range(max_iter):
         mistakes = 0
         for z, i in zip(Z, t, strict=True):
@@ -146,15 +146,16 @@ def reference_multiclass(Z, t, c, eta, correction, max_iter):
                 W[i] += alpha * z
                 W[j] -= alpha * z
                 mistakes += 1
+        epochs += 1
         if mistakes == 0:
             break
-    return W
+    return W, epochs
 
 
 @settings(max_examples=20, deadline=None)
 @given(seed=st.integers(0, 10_000), correction=st.sampled_from(["fixed", "absolute"]),
        eta=st.sampled_from([0.5, 1.0]), c=st.integers(2, 5))
-def test_fast_sweep_equals_the_textbook_loop(seed, correction, eta, c):
+def test_compiled_epoch_equals_the_textbook_loop(seed, correction, eta, c):
     rng = np.random.default_rng(seed)
     X, t = rng.normal(size=(30, 3)), rng.integers(0, c, size=30)
     t[:c] = np.arange(c)  # every class present
@@ -162,7 +163,8 @@ def test_fast_sweep_equals_the_textbook_loop(seed, correction, eta, c):
         warnings.simplefilter("ignore", ConvergenceWarning)
         clf = MulticlassPerceptron(eta=eta, correction=correction, shuffle=False,
                                    max_iter=15).fit(X, t)
-    W = reference_multiclass(augment(X), t, c, eta, correction, clf.n_iter_)
+    W, epochs = reference_multiclass(augment(X), t, c, eta, correction, 15)
+    assert clf.n_iter_ == epochs  # neither stops early nor late
     np.testing.assert_allclose(np.column_stack([clf.intercept_, clf.coef_]), W, atol=1e-9)
 
 
@@ -214,3 +216,13 @@ def test_works_in_a_pipeline_and_grid_search():
                           {"multiclassperceptron__correction": ["fixed", "absolute"]},
                           cv=3).fit(X, y)
     assert search.best_score_ > 0.9
+
+
+def test_callback_sees_every_epoch_and_the_final_weights():
+    X, y = load_iris()
+    path = []
+    with pytest.warns(ConvergenceWarning):
+        clf = MulticlassPerceptron(max_iter=4, random_state=0).fit(
+            X, y, callback=lambda epoch, W: path.append((epoch, W.copy())))
+    assert [e for e, _ in path] == [1, 2, 3, 4] and clf.n_iter_ == 4
+    np.testing.assert_array_equal(path[-1][1], np.column_stack([clf.intercept_, clf.coef_]))

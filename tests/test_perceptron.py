@@ -84,41 +84,86 @@ def test_bit_for_bit_the_plain_loop(problem, fit_intercept, max_iter):
 
 
 @settings(max_examples=60, deadline=None)
-@given(problems(), st.sampled_from([1, 3, 8, 64]))
-def test_fast_epoch_equals_textbook_epoch_for_any_block(problem, block):
+@given(problems())
+def test_fast_epoch_with_a_callback_equals_textbook_epoch(problem):
     X, y, eta = problem
     y = y.astype(float)
     w_fast, w_slow = np.zeros(X.shape[1]), np.zeros(X.shape[1])
     for _ in range(4):
-        assert fast_epoch(w_fast, X, y, eta, block=block) == textbook_epoch(w_slow, X, y, eta)
+        seen = []
+        assert fast_epoch(w_fast, X, y, eta, on_mistake=seen.append) == textbook_epoch(
+            w_slow, X, y, eta) == len(seen)
         np.testing.assert_array_equal(w_fast, w_slow)
 
 
-def test_the_rounding_check_decides_cancelling_activations():
-    # a matrix product may sum 1e16 + 1 - 1e16 in another order than left to right
+def test_the_activation_is_summed_left_to_right():
+    # 1e16 + 1 - 1e16 is 0 from left to right, 1 in another order
     w, x = np.array([1e16, 1.0, -1e16]), np.ones(3)
     assert sequential_dot(w, x) == 0.0 == (1e16 + 1.0) - 1e16
     X = np.array([[1e16, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, -1e16], [1.0, 1.0, 1.0]])
     y = np.array([1.0, 1.0, 1.0, 1.0])
-    w_fast, w_slow = np.zeros(3), np.zeros(3)
-    fast_epoch(w_fast, X, y, 1.0)
-    textbook_epoch(w_slow, X, y, 1.0)
-    np.testing.assert_array_equal(w_fast, w_slow)
-    assert sequential_dot(w_slow, X[3]) > 0  # the last sample: 1e16 - 1e16 + 1
+    w = np.zeros(3)
+    assert textbook_epoch(w, X, y, 1.0) == 4  # the last sample is a mistake: 0 ≤ 0
+    np.testing.assert_array_equal(w, [1e16 + 1.0, 2.0, -1e16 + 1.0])
+
+
+_JIT_SCRIPT = """
+import numpy as np, sys
+from lincls.datasets import load_breast_cancer, teacher_student
+from lincls.perceptron import Perceptron, fast_epoch
+from lincls._base import augment
+X, y = load_breast_cancer()
+out = [Perceptron(shuffle=False, max_iter=7).fit(X, y).weights_,
+       Perceptron(random_state=1, max_iter=5).fit(X, y).weights_]
+Xt, yt, _ = teacher_student(200, 8, noise=0.1, random_state=3)
+w, seen = np.zeros(9), []
+fast_epoch(w, augment(Xt), yt.astype(float), 0.3, on_mistake=seen.append)
+out += [w, np.array(seen, dtype=float)]
+from sklearn.datasets import load_digits
+from lincls.multiclass import MulticlassPerceptron
+Xd, yd = load_digits(return_X_y=True)
+for correction in ("fixed", "absolute"):
+    m = MulticlassPerceptron(correction=correction, max_iter=3, random_state=0).fit(Xd, yd)
+    out += [m.coef_.ravel(), m.intercept_]
+from lincls.relaxation import Relaxation, fractional_correction
+out.append(Relaxation(eta=1.3, margin=0.5, random_state=0, max_iter=30).fit(Xt, yt).weights_)
+out.append(fractional_correction(Xt, yt, lam=0.7, max_iter=20).w)
+sys.stdout.write(repr([v.tolist() for v in out]))
+"""
+
+
+def _run_kernels(disable_jit):
+    import os
+    import subprocess
+    import sys
+
+    env = dict(os.environ, NUMBA_DISABLE_JIT="1" if disable_jit else "0")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        out = subprocess.run([sys.executable, "-W", "ignore", "-c", _JIT_SCRIPT], env=env,
+                             capture_output=True, text=True, check=True, timeout=600)
+    return out.stdout
+
+
+def test_compiled_kernels_equal_the_plain_python_functions_bit_for_bit():
+    """The same functions, compiled and as plain Python (NUMBA_DISABLE_JIT=1)."""
+    compiled, plain = _run_kernels(False), _run_kernels(True)
+    assert compiled and compiled == plain
 
 
 @pytest.mark.parametrize("eta", [1.0, 0.5, 0.37])
 @pytest.mark.parametrize("seed", range(4))
 def test_equals_sklearn_perceptron_exactly(eta, seed):
-    X, y, _ = teacher_student(300, 20, noise=0.05 * (seed % 2), random_state=seed)
-    ours = _fit(X, y, eta=eta, max_iter=15, fit_intercept=False)
-    sk = SkPerceptron(fit_intercept=False, shuffle=False, tol=None, max_iter=15, eta0=eta,
-                      alpha=0.0)
+    separable = seed % 2 == 0
+    X, y, _ = teacher_student(300, 20, noise=0.0 if separable else 0.05, random_state=seed)
+    ours = _fit(X, y, eta=eta, max_iter=2000 if separable else 15, fit_intercept=False)
+    assert ours.converged_ == separable
+    # sklearn runs every epoch: after our last (clean) epoch it must make no more updates
+    sk = SkPerceptron(fit_intercept=False, shuffle=False, tol=None, eta0=eta, alpha=0.0,
+                      max_iter=ours.n_iter_ + 3 if separable else 15)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
         sk.fit(X, y)
-    if ours.converged_:  # sklearn goes on for all epochs, but makes no more updates
-        assert ours.n_iter_ <= 15
     np.testing.assert_array_equal(ours.coef_, sk.coef_)
 
 
@@ -240,7 +285,7 @@ def test_novikoff_bound_holds(seed):
     X = X + rng.normal(0, 1, d)  # inhomogeneous: the hyperplane misses the origin
     y = np.where((X - X.mean(0)) @ rng.normal(size=d) > 0, 1, -1)
     if len(set(y)) < 2:
-        return
+        pytest.skip("the random hyperplane left one class only")
     for eta in (1.0, 0.1):
         clf = Perceptron(max_iter=100_000, eta=eta, random_state=seed).fit(X, y)
         assert clf.converged_ and clf.t_ <= novikoff_bound(X, y)
@@ -262,3 +307,18 @@ def test_trace_ends_at_the_fitted_weights_and_records_each_update():
     Xa = np.hstack([np.ones((80, 1)), X])
     steps = np.diff(weights, axis=0)
     np.testing.assert_allclose(steps, 0.5 * y[corrected, None] * Xa[corrected])
+
+
+def test_callback_records_the_weights_after_every_epoch():
+    X, y = load_breast_cancer()
+    path = []
+    with pytest.warns(ConvergenceWarning):
+        clf = Perceptron(shuffle=False, max_iter=6).fit(
+            X, y, callback=lambda epoch, w: path.append((epoch, w.copy())))
+    assert [e for e, _ in path] == list(range(1, clf.n_iter_ + 1)) == list(range(1, 7))
+    np.testing.assert_array_equal(path[-1][1], clf.weights_)
+    for epochs, (_, w) in enumerate(path[:-1], start=1):  # each is a shorter run's result
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", ConvergenceWarning)
+            np.testing.assert_array_equal(
+                w, Perceptron(shuffle=False, max_iter=epochs).fit(X, y).weights_)

@@ -1,12 +1,22 @@
 """The student edition of the website holds no solution (``make student-book``).
 
-The whole output tree (HTML, ``_sources``, executed notebooks, doctrees, search index,
-generated sources) is searched for every line of every chapter ``{solution}`` block and
-every solution or hidden-test line of every homework. Text is compared after removing
-everything but letters and digits, so highlighted code (split into ``<span>``s), HTML
-entities and JSON escapes do not hide a leak. Lines that the book also shows outside
-solutions are not secrets and are left out. As a control, the same search must find
-most of those lines in the teacher site.
+Everything the student edition ships is searched: the HTML, ``_sources`` and
+``_downloads``, the executed notebooks, the search index, the generated sources (the
+student repository) and, in notebooks, the pictures attached to cells. The secrets are
+every line of every chapter ``{solution}`` block, of every code cell tagged
+``solution-only`` and of every solution region, answer cell and hidden test of the
+homework, and every picture attached to an answer cell.
+
+The teacher sources are read by this file's own small parser (plain ``json`` and
+regular expressions), not by ``lincls.homework``: a marker that the release tool
+misreads cannot hide a leak from a test that reads it with the same code. This parser
+is deliberately loose: a line whose letters hold BEGIN and SOLUTION or HIDDEN TEST, in
+any spelling, opens a region.
+
+Text is compared after removing everything but letters and digits, so highlighted code
+(split into ``<span>``s), HTML entities and JSON escapes do not hide a leak. Lines that
+the book also shows outside solutions are not secrets and are left out. As a control,
+the same search must find most of the chapter solutions in the teacher site.
 """
 
 import html
@@ -14,15 +24,14 @@ import json
 import re
 from pathlib import Path
 
-import nbformat
 import pytest
-
-from lincls import homework as hw
+import yaml
 
 ROOT = Path(__file__).resolve().parents[1]
 STUDENT = ROOT / "_build" / "student"
 TEACHER_HTML = ROOT / "_build" / "html"
-BINARY = {".png", ".jpg", ".jpeg", ".gif", ".svg", ".ico", ".woff", ".woff2", ".ttf", ".eot"}
+BINARY = {".png", ".jpg", ".jpeg", ".gif", ".svg", ".ico", ".woff", ".woff2", ".ttf", ".eot",
+          ".pickle", ".doctree"}
 MIN_CHARS = 10  # a "line" shorter than this (letters and digits) is not a secret
 
 pytestmark = pytest.mark.student_site
@@ -32,41 +41,92 @@ def norm(text):
     return re.sub(r"[^0-9a-z]+", "", text.lower())
 
 
-def _strings(obj):
-    if isinstance(obj, str):
-        yield obj
-    elif isinstance(obj, dict):
-        for value in obj.values():
-            yield from _strings(value)
-    elif isinstance(obj, list):
-        for value in obj:
-            yield from _strings(value)
+# --- an independent reading of the teacher sources --------------------------------
+def _letters(line):
+    return re.sub(r"[^A-Z]", "", line.upper())
 
 
-def file_text(path):
-    raw = path.read_bytes().decode("utf-8", errors="ignore")
-    if path.suffix in (".html", ".htm"):
-        return html.unescape(re.sub(r"<[^>]+>", "", raw))
-    if path.suffix in (".ipynb", ".json"):
-        try:
-            return "\n".join(_strings(json.loads(raw)))
-        except json.JSONDecodeError:
-            return raw
-    return raw
+def notebook_secrets(path):
+    """(secret lines, public lines, attachment payloads) of a teacher notebook."""
+    nb = json.loads(path.read_text(encoding="utf-8"))
+    secret, public, pictures = [], [], []
+    for cell in nb["cells"]:
+        src = cell["source"] if isinstance(cell["source"], str) else "".join(cell["source"])
+        meta = cell.get("metadata", {})
+        answer = bool((meta.get("nbgrader") or {}).get("solution"))
+        tagged = "solution-only" in (meta.get("tags") or [])
+        lines, inside, marked = src.split("\n"), False, False
+        for line in lines:
+            key = _letters(line)
+            if "BEGIN" in key and ("SOLUTION" in key or "HIDDENTEST" in key):
+                inside = marked = True
+            elif "END" in key and ("SOLUTION" in key or "HIDDENTEST" in key):
+                inside = False
+            elif inside or tagged:
+                secret.append(line)
+            else:
+                public.append(line)
+        if answer and not marked:  # a whole answer cell
+            secret += [ln for ln in lines if ln not in secret]
+            public = [ln for ln in public if ln not in lines]
+        if answer:
+            for payload in (cell.get("attachments") or {}).values():
+                pictures += [v for v in payload.values() if isinstance(v, str)]
+    return secret, public, pictures
 
 
-def secrets_and_public():
-    """(secret lines by source, normalized public text) of the teacher sources."""
-    secrets, public = [], []
+def chapter_secrets(text):
+    """(secret lines, public lines) of a MyST chapter: the bodies of ``{solution}``
+    blocks and of code cells tagged ``solution-only``. Plain code blocks (examples of
+    the syntax) are public; other directives (an ``{exercise}``) are read inside."""
+    lines = text.split("\n")
+    secret, public, n, open_directives = [], [], 0, []
+    while n < len(lines):
+        m = re.match(r"^\s*(`{3,}|:{3,})\s*(\S.*)?$", lines[n])
+        if not m:
+            public.append(lines[n])
+            n += 1
+            continue
+        fence, info = m[1], (m[2] or "").strip()
+        if not info and open_directives and fence[0] == open_directives[-1][0] and len(
+                fence) >= len(open_directives[-1]):
+            open_directives.pop()  # the end of an {exercise} or the like
+            n += 1
+            continue
+        if fence[0] == ":" and not info.startswith("{"):
+            public.append(lines[n])
+            n += 1
+            continue
+        end = next((k for k in range(n + 1, len(lines))
+                    if re.fullmatch(rf"\s*{re.escape(fence[0])}{{{len(fence)},}}\s*", lines[k])),
+                   len(lines))
+        body = lines[n + 1 : end]
+        if info.startswith("{solution}") or (info.startswith("{code-cell}") and any(
+                "solution-only" in b for b in body if b.startswith(":"))):
+            secret += body
+        elif info.startswith("{") and not info.startswith("{code-cell}"):
+            open_directives.append(fence)  # read its inside line by line
+            public.append(lines[n])
+            n += 1
+            continue
+        else:
+            public += body
+        n = end + 1
+    return secret, public
+
+
+def secrets_and_pictures():
+    secrets, public, pictures = [], [], []
     for path in sorted((ROOT / "book").rglob("*.md")):
-        text = path.read_text(encoding="utf-8")
-        secrets += [(path, ln) for ln in hw.chapter_solution_lines(text)]
-        public.append(hw.strip_chapter_solutions(text))
+        s, p = chapter_secrets(path.read_text(encoding="utf-8"))
+        secrets += [(path, ln) for ln in s]
+        public += p
     for path in sorted((ROOT / "book" / "homework").glob("*.ipynb")):
-        nb = nbformat.read(path, as_version=4)
-        secrets += [(path, ln) for ln in hw.solution_lines(nb)]
-        public += hw.public_lines(nb)
-    public += [p.read_text(encoding="utf-8") for p in sorted((ROOT / "lincls").glob("*.py"))]
+        s, p, pics = notebook_secrets(path)
+        secrets += [(path, ln) for ln in s]
+        public += p
+        pictures += [(path, pic) for pic in pics]
+    public += [p.read_text(encoding="utf-8") for p in sorted((ROOT / "lincls").rglob("*.py"))]
     # files the student sources carry for Binder
     for name in ("README.md", "requirements.txt", "pyproject.toml", "_toc.yml", "_config.yml"):
         public.append((ROOT / name).read_text(encoding="utf-8"))
@@ -76,29 +136,60 @@ def secrets_and_public():
         for src, ln in secrets
         if len(norm(ln)) >= MIN_CHARS and norm(ln) not in public_norm
     ]
-    return kept
+    return kept, pictures
+
+
+# --- what the student edition ships --------------------------------------------------
+def _strings(obj):
+    if isinstance(obj, str):
+        yield obj
+    elif isinstance(obj, dict):
+        for key, value in obj.items():
+            yield key
+            yield from _strings(value)
+    elif isinstance(obj, list):
+        for value in obj:
+            yield from _strings(value)
+
+
+def file_text(path):
+    raw = path.read_bytes().decode("utf-8", errors="ignore")
+    if path.suffix in (".html", ".htm"):
+        return raw + "\n" + html.unescape(re.sub(r"<[^>]+>", "", raw))
+    if path.suffix in (".ipynb", ".json"):
+        try:
+            return "\n".join(_strings(json.loads(raw)))  # cells, outputs and attachments
+        except json.JSONDecodeError:
+            return raw
+    return raw
 
 
 @pytest.fixture(scope="module")
 def student_site():
     if not (STUDENT / "html" / "index.html").exists():
-        hw.build_student_site(ROOT, STUDENT)
+        from lincls.homework import build_student_site
+
+        build_student_site(ROOT, STUDENT)
     return STUDENT
 
 
+def shipped(root):
+    """Every file of the student edition but the build's private doctrees."""
+    return [p for p in sorted(root.rglob("*"))
+            if p.is_file() and "doctrees" not in p.relative_to(root).parts[:1]]
+
+
 def haystacks(root):
-    return {
-        p: norm(file_text(p))
-        for p in sorted(root.rglob("*"))
-        if p.is_file() and p.suffix.lower() not in BINARY
-    }
+    return {p: norm(file_text(p)) for p in shipped(root) if p.suffix.lower() not in BINARY}
 
 
 def test_no_solution_anywhere_in_the_student_site(student_site):
-    secrets = secrets_and_public()
+    secrets, _ = secrets_and_pictures()
     assert secrets, "no solution lines found in the book: the test would prove nothing"
     files = haystacks(student_site)
-    assert any(p.suffix == ".html" for p in files)
+    kinds = {p.suffix for p in files}
+    assert {".html", ".ipynb", ".md", ".js"} <= kinds, kinds  # pages, notebooks, index
+    assert any(p.name == "searchindex.js" for p in files)
     leaks = [
         f"{src.relative_to(ROOT)}: {line!r} in {p.relative_to(ROOT)}"
         for src, line in secrets
@@ -108,24 +199,63 @@ def test_no_solution_anywhere_in_the_student_site(student_site):
     assert not leaks, "\n".join(leaks[:20])
 
 
+def test_no_attached_picture_of_an_answer_in_the_student_site(student_site):
+    _, pictures = secrets_and_pictures()
+    blobs = [p.read_bytes() for p in shipped(student_site)]
+    for src, picture in pictures:
+        assert not any(picture[:64].encode() in blob for blob in blobs), src
+
+
 def test_the_search_finds_solutions_in_the_teacher_site():
-    """Control: the same search, on the teacher site, finds the solutions."""
+    """Control: the same search, on the teacher site, finds the chapter solutions."""
     if not (TEACHER_HTML / "index.html").exists():
         pytest.fail("build the teacher site first (make book)")
-    secrets = [(s, ln) for s, ln in secrets_and_public() if s.suffix == ".md"]
+    secrets = [(s, ln) for s, ln in secrets_and_pictures()[0] if s.suffix == ".md"]
     hay = "".join(haystacks(TEACHER_HTML).values())
     found = sum(norm(ln) in hay for _, ln in secrets)
     assert secrets and found >= 0.8 * len(secrets), (found, len(secrets))
 
 
+def teacher_repository():
+    config = yaml.safe_load((ROOT / "_config.yml").read_text(encoding="utf-8"))
+    url = config["repository"]["url"].rstrip("/")
+    return re.sub(r"^https?://", "", url).removesuffix(".git")
+
+
+def test_no_student_page_links_to_the_teacher_repository(student_site):
+    """Every link of every page: none leads to the teacher's repository, or to a Binder
+    built from it; without a student repository there is no Binder link at all."""
+    student = yaml.safe_load((student_site / "src" / "_config.yml").read_text())
+    student_repo = (student.get("repository") or {}).get("url") or ""
+    teacher = teacher_repository()
+    owner_repo = teacher.split("github.com/", 1)[-1]
+    pages = sorted((student_site / "html").rglob("*.html"))
+    assert len(pages) > 10
+    links = 0
+    for page in pages:
+        text = page.read_text(encoding="utf-8")
+        for link in re.findall(r"""(?:href|src|action)\s*=\s*["']([^"']+)""", text):
+            links += 1
+            plain = html.unescape(link)
+            assert teacher not in plain and f"gh/{owner_repo}" not in plain, (page, plain)
+            if "mybinder" in plain or "/v2/gh/" in plain:
+                assert student_repo and student_repo.split("github.com/")[-1] in plain, (
+                    page, plain)
+        # nor in the page's text or scripts (a repository URL handed to JavaScript)
+        assert teacher not in html.unescape(text), page
+    assert links > 100
+
+
 def test_the_student_site_shows_exercises_and_homework(student_site):
     pages = {p: p.read_text(encoding="utf-8") for p in (student_site / "html").rglob("*.html")}
-    assert any(hw.STUDENT_SOLUTION_NOTE in text for text in pages.values())
+    note = "The solution is not part of the student edition."
+    assert any(note in text for text in pages.values())
     assert any("solution" in p.name or "exercise" in text for p, text in pages.items())
     for path in sorted((ROOT / "book" / "homework").glob("*.ipynb")):
         page = student_site / "html" / "book" / "homework" / f"{path.stem}.html"
         if page.exists():
-            assert "YOUR CODE HERE" in page.read_text(encoding="utf-8") or "YOUR ANSWER HERE" in (
-                page.read_text(encoding="utf-8")
-            )
+            text = page.read_text(encoding="utf-8")
+            assert "YOUR CODE HERE" in text or "YOUR ANSWER HERE" in text
     assert "(student edition)" in pages[student_site / "html" / "book" / "index.html"]
+    teachers = pages[student_site / "html" / "book" / "teachers.html"]
+    assert "This table is not part of the student edition." in teachers

@@ -11,7 +11,7 @@ Each removes JavaScript console errors that pages showed on a reader's first vis
   invalid theme mode". It now starts from ``auto`` (follow the reader's system).
 - on pages with widgets, the ipywidgets HTML manager loads its icon fonts relative to
   the page instead of the CDN, and calls MathJax 2's ``MathJax.Hub.Queue``, which the
-  site's MathJax 3 lacks. ``_site_static/widgets-setup.js`` (listed in
+  site's MathJax 3 lacks. ``_static/widgets-setup.js`` (listed in
   ``nb_ipywidgets_js`` in ``_config.yml``, between require.js and the manager) fixes both.
 """
 
@@ -31,7 +31,7 @@ def fix_page(app, pagename, templatename, context, doctree):
 
 
 def add_static_path(app):
-    app.config.html_static_path.append(str(Path(__file__).parent / "_site_static"))
+    app.config.html_static_path.append(str(Path(__file__).parent / "_static"))
 
 
 def setup(app):

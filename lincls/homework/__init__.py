@@ -1,0 +1,90 @@
+"""Homework tooling: student releases, validation, self-checks, the student site.
+
+Defined in chapter "For teachers" (``book/teachers.md``).
+
+The homework notebooks in ``book/homework/`` are the *teacher* versions. They use
+nbgrader's markers and cell metadata, so a teacher can import them into nbgrader
+unchanged, and this subpackage turns them into *student* versions without nbgrader:
+
+* :mod:`.notebook` reads teacher notebooks, finds their markers (a near-miss spelling is
+  an error) and validates them (``python -m lincls.homework validate SRC``);
+* :mod:`.release` writes the student versions (``python -m lincls.homework release SRC
+  OUT``), atomically, and rehearses them;
+* :mod:`.answers` holds :func:`check`, the student's self-check of a numerical answer
+  against a slow salted hash of the whole answer, and what inverting it costs;
+* :mod:`.site` builds the student edition of the website (``make student-book``);
+* :mod:`.table` makes the teachers' table (the Sphinx directive is in
+  :mod:`lincls.sphinxext`);
+* :mod:`.cli` is the command line, a table of sub-commands.
+
+Importing this package is cheap: ``nbformat``, ``nbclient`` and ``yaml`` are imported
+inside the functions that need them (install them with ``pip install lincls[teach]``).
+"""
+
+from .answers import ANSWERS, RECORD_ENV, brute_force_cost, check, record_answer
+from .cli import main
+from .grading import expected
+from .notebook import (
+    BEGIN_HIDDEN,
+    BEGIN_SOLUTION,
+    CODE_STUB,
+    END_HIDDEN,
+    END_SOLUTION,
+    STUDENT_SOLUTION_NOTE,
+    TEXT_STUB,
+    HomeworkError,
+    MalformedHomework,
+    describe,
+    is_grade_cell,
+    is_solution_cell,
+    public_lines,
+    solution_lines,
+    validate,
+    validate_notebook,
+)
+from .release import rehearse, release, release_notebook
+from .site import (
+    SOLUTION_ONLY_TAG,
+    build_student_site,
+    chapter_solution_lines,
+    make_student_sources,
+    strip_chapter_solutions,
+)
+from .table import binder_url, homework_info, homework_table
+
+__all__ = [
+    "ANSWERS",
+    "BEGIN_HIDDEN",
+    "BEGIN_SOLUTION",
+    "CODE_STUB",
+    "END_HIDDEN",
+    "END_SOLUTION",
+    "RECORD_ENV",
+    "SOLUTION_ONLY_TAG",
+    "STUDENT_SOLUTION_NOTE",
+    "TEXT_STUB",
+    "HomeworkError",
+    "MalformedHomework",
+    "binder_url",
+    "brute_force_cost",
+    "build_student_site",
+    "chapter_solution_lines",
+    "check",
+    "describe",
+    "expected",
+    "homework_info",
+    "homework_table",
+    "is_grade_cell",
+    "is_solution_cell",
+    "main",
+    "make_student_sources",
+    "public_lines",
+    "record_answer",
+    "rehearse",
+    "release",
+    "release_notebook",
+    "solution_lines",
+    "strip_chapter_solutions",
+    "validate",
+    "validate_notebook",
+]

@@ -1,0 +1,293 @@
+"""Self-checks: a student checks a numerical answer against a slow salted hash of it.
+
+Defined in chapter "For teachers" (``book/teachers.md``).
+
+A check runs on the student's machine, so whoever has the registry and :func:`check`
+can try every value of a small answer space. The design makes each try as expensive as
+one whole brute-force step can be, and says what a brute force costs:
+
+* the *whole* answer is hashed once (one digest per answer, not per entry), with scrypt,
+  a deliberately slow key derivation, and a random salt per answer;
+* nothing else about the value is stored: the registry holds the salt, the tolerance,
+  the shape, the grid scale (see :func:`record_answer`), the public ``bound`` (what the
+  question itself says about the size of the answer) and the digest;
+* :func:`check` says "right" or "wrong" for the whole answer (and "wrong shape" or "not
+  a number", which the question states anyway), never which entries differ;
+* :func:`brute_force_cost` states, for every answer, how many hashes a brute force over
+  its answer space at its tolerance needs and how long that takes.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import os
+import re
+import secrets
+import time
+from pathlib import Path
+
+import numpy as np
+
+#: The registry of answer hashes shipped with lincls.
+ANSWERS = Path(__file__).with_name("answers.json")
+RECORD_ENV = "LINCLS_RECORD_ANSWERS"
+FORMAT = 2
+#: scrypt's cost parameters: about 16 MiB of memory and a tenth of a second per hash.
+KDF = {"name": "scrypt", "n": 2**14, "r": 8, "p": 1}
+#: A self-check that a brute force inverts faster than this (seconds) is flagged.
+FLAG_SECONDS = 60.0
+
+
+def _load_registry(path):
+    path = Path(path)
+    if not path.exists():
+        return {"format": FORMAT, "kdf": dict(KDF), "answers": {}}
+    data = json.loads(path.read_text(encoding="utf-8"))
+    if data.get("format") != FORMAT or not isinstance(data.get("answers"), dict):
+        raise ValueError(f"{path}: not an answer registry (format {FORMAT})")
+    return data
+
+
+def _as_array(value):
+    """The answer as a float array, or an error message for the student."""
+    try:
+        arr = np.asarray(value, dtype=float)
+    except (TypeError, ValueError):
+        return None, f"not a number or an array of numbers (got {type(value).__name__})"
+    if not np.all(np.isfinite(arr)):
+        return None, "contains NaN or infinity"
+    return arr, None
+
+
+def _digest(kdf, salt, name, shape, bins):
+    """scrypt of the whole answer: its name, shape and the grid cell of every entry."""
+    message = json.dumps([name, list(shape), [int(b) for b in bins]]).encode()
+    key = hashlib.scrypt(
+        message, salt=bytes.fromhex(salt), n=kdf["n"], r=kdf["r"], p=kdf["p"],
+        maxmem=256 * kdf["n"] * kdf["r"] + 2**20, dklen=16,
+    )
+    return key.hex()
+
+
+def _step(entry):
+    return 4.0 * entry["atol"] * entry["scale"]
+
+
+def _bins(entry, arr):
+    """Grid cell of every entry: the nearest integer, or floor(x / step) for reals."""
+    flat = arr.ravel()
+    if entry["kind"] == "integer":
+        return [math.floor(x + 0.5) for x in flat]
+    step, offset = _step(entry), entry["offset"]
+    return [math.floor(x / step - offset) for x in flat]
+
+
+def _grid(flat, atol, rng):
+    """A random grid (scale s in [1, 2), offset o in [0, 1)) that puts every entry in
+    the middle half of its cell.
+
+    With cells ``[(k + o) w, (k + 1 + o) w)`` of width ``w = 4 atol s``, every value
+    within atol of the answer then falls in the answer's cell: the check accepts it.
+    The grid is stored; it does not narrow the answer, because a brute force must still
+    try every cell.
+    """
+    for _ in range(20_000):
+        s, o = 1.0 + rng.random(), rng.random()
+        frac = (flat / (4.0 * atol * s) - o) % 1.0
+        if np.all((frac >= 0.25) & (frac <= 0.75)):
+            return s, o
+    raise ValueError(
+        f"no grid puts all {flat.size} entries away from a cell edge; check fewer "
+        "entries at once, or integers"
+    )
+
+
+def record_answer(name, value, *, atol=1e-6, normalized=False, bound=None, registry=None):
+    """Store the slow salted hash of a correct answer under ``name`` (teachers only).
+
+    An answer whose entries are all integers, with ``atol < 0.5``, is checked exactly
+    after rounding to integers. Otherwise every entry is placed on a grid of cells of
+    width ``4 * atol * s``, with a scale ``s`` in [1, 2) and an offset chosen so that each entry of
+    the answer lies in the middle half of its cell: :func:`check` then accepts every
+    answer within ``atol`` of this one, entry by entry, and rejects every answer with an
+    entry further than ``8 * atol``.
+
+    ``bound`` is what the question tells the student about the answer's size (every
+    entry lies in ``[-bound, bound]``); it is stored and used for the brute-force cost.
+    By default it is the smallest power of ten at least as large as the largest entry.
+
+    Returns the registry entry (a dict).
+    """
+    if not isinstance(name, str) or not re.fullmatch(r"[\w.\-]+", name):
+        raise ValueError(f"answer name {name!r}: use letters, digits, '.', '_' or '-'")
+    if not (isinstance(atol, (int, float)) and atol > 0 and math.isfinite(atol)):
+        raise ValueError(f"atol must be a positive number, got {atol!r}")
+    arr, problem = _as_array(value)
+    if problem:
+        raise ValueError(f"answer {name!r}: {problem}")
+    if normalized and not math.isclose(float(np.linalg.norm(arr)), 1.0, abs_tol=atol):
+        raise ValueError(f"answer {name!r} is declared normalized but its norm is not 1")
+    largest = float(np.max(np.abs(arr))) if arr.size else 0.0
+    if bound is None:
+        bound = 10.0 ** max(0, math.ceil(math.log10(largest))) if largest > 0 else 1.0
+    if not (isinstance(bound, (int, float)) and bound >= largest and math.isfinite(bound)):
+        raise ValueError(f"bound must be a number >= the largest entry ({largest:g})")
+    path = Path(registry) if registry is not None else ANSWERS
+    data = _load_registry(path)
+    integer = atol < 0.5 and bool(np.all(arr == np.round(arr)))
+    entry = {
+        "kind": "integer" if integer else "real",
+        "atol": float(atol),
+        "scale": 1.0,
+        "offset": 0.0,
+        "shape": list(arr.shape),
+        "normalized": bool(normalized),
+        "bound": float(bound),
+        "salt": secrets.token_hex(16),
+    }
+    if not integer:
+        entry["scale"], entry["offset"] = _grid(arr.ravel(), atol, secrets.SystemRandom())
+    entry["digest"] = _digest(data["kdf"], entry["salt"], name, arr.shape, _bins(entry, arr))
+    data["answers"][name] = entry
+    data["answers"] = dict(sorted(data["answers"].items()))
+    path.write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")
+    return entry
+
+
+def _diagnose(kdf, entry, name, value):
+    """``(right, message)`` for a student's value: one hash, whole answer."""
+    arr, problem = _as_array(value)
+    if problem:
+        return False, problem
+    shape = tuple(entry["shape"])
+    if arr.shape != shape:
+        if np.squeeze(arr).shape != np.squeeze(np.empty(shape)).shape:
+            return False, f"wrong shape: expected {shape}, got {arr.shape}"
+        arr = arr.reshape(shape)  # (3,) for (1, 3) and the like: same answer
+    if entry["normalized"]:
+        norm = float(np.linalg.norm(arr))
+        if not math.isclose(norm, 1.0, abs_tol=entry["atol"]):
+            return False, f"not normalized: its norm is {norm:.4g}, it should be 1"
+    right = _digest(kdf, entry["salt"], name, shape, _bins(entry, arr)) == entry["digest"]
+    return right, "right" if right else "wrong"
+
+
+def check(name, value, *, atol=1e-6, normalized=False, bound=None, registry=None, quiet=False):
+    """Check an answer against its slow salted hash and say whether it is right.
+
+    The registry (``lincls/homework/answers.json``) holds one scrypt hash per answer,
+    so a student can check without seeing the answer. An answer within its tolerance
+    counts as right. The message is "right" or "wrong" for the answer as a whole (or
+    says that the shape or the type is wrong, which the question states anyway).
+
+    Parameters
+    ----------
+    name : str
+        The answer's name, e.g. ``"homework1.margin"``.
+    value : float or array-like
+        The student's answer.
+    atol, normalized, bound : float, bool, float
+        Used only when recording (see :func:`record_answer`); checking uses the
+        values stored with the answer.
+    registry : path-like, optional
+        Another registry file (default: the one shipped with lincls).
+    quiet : bool
+        Do not print the message.
+
+    Returns
+    -------
+    bool
+        True if the answer is right.
+
+    Notes
+    -----
+    When the environment variable ``LINCLS_RECORD_ANSWERS`` names a registry file,
+    ``check`` *records* ``value`` as the correct answer instead (see
+    ``python -m lincls.homework record``). Whoever holds the registry can still try
+    every value of the answer space; :func:`brute_force_cost` says how long that takes.
+
+    Examples
+    --------
+    >>> import tempfile, os
+    >>> reg = os.path.join(tempfile.mkdtemp(), "answers.json")
+    >>> _ = record_answer("demo.w", [0.6, 0.8], atol=1e-3, normalized=True, registry=reg)
+    >>> check("demo.w", [0.6, 0.8001], registry=reg)
+    demo.w: right
+    True
+    >>> check("demo.w", [3, 4], registry=reg)
+    demo.w: not normalized: its norm is 5, it should be 1
+    False
+    >>> check("demo.w", [0.8, 0.6], registry=reg)
+    demo.w: wrong
+    False
+    """
+    recording = os.environ.get(RECORD_ENV)
+    if recording:
+        record_answer(
+            name, value, atol=atol, normalized=normalized, bound=bound, registry=recording
+        )
+        if not quiet:
+            print(f"{name}: recorded")
+        return True
+    path = Path(registry) if registry is not None else ANSWERS
+    data = _load_registry(path)
+    entry = data["answers"].get(name)
+    if entry is None:
+        raise ValueError(f"no answer named {name!r} in {path}")
+    right, message = _diagnose(data["kdf"], entry, name, value)
+    if not quiet:
+        print(f"{name}: {message}")
+    return right
+
+
+def seconds_per_hash(registry=None, repeat=3):
+    """The time of one hash with the registry's parameters on this machine (the best
+    of ``repeat`` runs, so a busy machine does not overstate the cost)."""
+    data = _load_registry(ANSWERS if registry is None else registry)
+    best = math.inf
+    for _ in range(repeat):
+        start = time.perf_counter()
+        _digest(data["kdf"], "00" * 16, "timing", (), [0])
+        best = min(best, time.perf_counter() - start)
+    return best
+
+
+def answer_space(entry):
+    """How many values a brute force tries to cover the answer space of ``entry``.
+
+    Every entry lies in ``[-bound, bound]``: an integer answer has ``2 bound + 1``
+    values per entry, a real one ``2 bound / (4 atol scale)`` grid cells. A normalized
+    answer has one free entry fewer (the last one's magnitude follows; its sign doubles).
+    """
+    size = int(np.prod(entry["shape"], dtype=np.int64)) if entry["shape"] else 1
+    if entry["kind"] == "integer":
+        per_entry = 2 * math.floor(entry["bound"]) + 1
+    else:
+        per_entry = max(1, math.ceil(2 * entry["bound"] / _step(entry)))
+    free = size - 1 if entry["normalized"] and size > 1 else size
+    return per_entry**free * (2 if free < size else 1)
+
+
+def brute_force_cost(registry=None, seconds=None):
+    """For every answer: its space, the hashes a brute force needs on average, the time.
+
+    Returns a list of dicts with ``name``, ``space`` (values to try), ``hashes`` (half
+    the space: the expected number of tries), ``seconds`` (that many hashes on one
+    core of this machine, at ``seconds`` per hash, measured if not given) and ``flag``
+    (True when that is under a minute).
+    """
+    path = ANSWERS if registry is None else Path(registry)
+    data = _load_registry(path)
+    per_hash = seconds_per_hash(path) if seconds is None else seconds
+    rows = []
+    for name, entry in data["answers"].items():
+        space = answer_space(entry)
+        hashes = max(1, space // 2)
+        rows.append({
+            "name": name, "space": space, "hashes": hashes,
+            "seconds": hashes * per_hash, "flag": hashes * per_hash < FLAG_SECONDS,
+            "seconds_per_hash": per_hash,
+        })
+    return rows

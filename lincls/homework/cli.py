@@ -1,0 +1,183 @@
+"""The command line, ``python -m lincls.homework COMMAND``: one function per command.
+
+Defined in chapter "For teachers" (``book/teachers.md``).
+
+Every command returns an exit status; an expected failure (a malformed notebook, a
+missing file, a failed build) is one message on stderr, not a traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from . import answers
+from .notebook import HomeworkError, MalformedHomework, _notebooks, describe, validate
+from .release import rehearse, release
+from .site import StudentSiteError, build_student_site
+
+
+def _record_notebooks(paths, registry):
+    """Execute teacher notebooks with check() in recording mode."""
+    import nbclient
+    import nbformat
+
+    os.environ[answers.RECORD_ENV] = str(Path(registry).resolve())
+    try:
+        for path in paths:
+            nb = nbformat.read(path, as_version=4)
+            nbclient.NotebookClient(
+                nb, timeout=600, resources={"metadata": {"path": str(Path(path).parent)}}
+            ).execute()
+            print(f"recorded the answers of {path}")
+    finally:
+        del os.environ[answers.RECORD_ENV]
+
+
+def cmd_release(args):
+    for path in release(args.src, args.out, grading=args.grading):
+        print(f"wrote {path}")
+    return 0
+
+
+def cmd_validate(args):
+    errors, count = [], 0
+    for src in args.src:
+        errors += validate(src)
+        count += len(_notebooks(src)[1])
+    for exc in errors:
+        print(exc, file=sys.stderr)
+    if errors:
+        return 1
+    print(f"{count} notebook(s) OK")
+    return 0
+
+
+def cmd_rehearse(args):
+    failed = 0
+    for src in args.src:
+        for path in _notebooks(src)[1]:
+            for r in rehearse(path):
+                if r["role"] == "answer":
+                    bad = r["error"] not in (None, "NotImplementedError") or r["teacher_error"]
+                else:
+                    bad = r["error"] is not None
+                failed += bool(bad)
+                if bad or r["role"] == "answer":
+                    teacher = (
+                        f", teacher {r['teacher_error'] or 'no error'}"
+                        if r["role"] == "answer" else ""
+                    )
+                    print(
+                        f"{'FAIL' if bad else 'ok':4} {path} cell {r['cell'] + 1} "
+                        f"({r['role']}): student {r['error'] or 'no error'}{teacher}"
+                    )
+    return 1 if failed else 0
+
+
+def cmd_describe(args):
+    describe(args.notebook, args.summary, args.chapters, args.minutes)
+    print(f"set the lincls metadata of {args.notebook}")
+    return 0
+
+
+def cmd_hash(args):
+    value = json.loads(args.value)
+    entry = answers.record_answer(
+        args.name, value, atol=args.atol, normalized=args.normalized, bound=args.bound,
+        registry=args.registry,
+    )
+    print(json.dumps({args.name: entry}, indent=1))
+    return 0
+
+
+def cmd_record(args):
+    _record_notebooks(args.notebooks, args.registry)
+    return 0
+
+
+def cmd_cost(args):
+    for row in answers.brute_force_cost(args.registry):
+        flag = "  UNDER A MINUTE" if row["flag"] else ""
+        print(f"{row['name']:32} {row['space']:>24,} values {row['seconds']:>14,.1f} s{flag}")
+    return 0
+
+
+def cmd_student_book(args):
+    html = build_student_site(args.root, args.out, args.repository_url)
+    print(f"student site: {html}/index.html")
+    return 0
+
+
+def _parser():
+    parser = argparse.ArgumentParser(
+        prog="python -m lincls.homework",
+        description="Homework tools of the Linear Classification book.",
+    )
+    sub = parser.add_subparsers(dest="command", required=True)
+    p = sub.add_parser("release", help="write student versions of teacher notebooks")
+    p.add_argument("src", help="a teacher notebook or a directory of them")
+    p.add_argument("out", help="output directory (replaced as a whole, atomically)")
+    p.add_argument("--grading", default=None, metavar="DIR",
+                   help="also write grading versions (nbgrader's source) there: expected "
+                        "values of hidden tests computed by running the teacher notebooks")
+    p.set_defaults(run=cmd_release)
+    p = sub.add_parser("validate", help="validate notebooks without writing anything")
+    p.add_argument("src", nargs="+")
+    p.set_defaults(run=cmd_validate)
+    p = sub.add_parser(
+        "rehearse", help="run student versions with the answers filled in; report errors"
+    )
+    p.add_argument("src", nargs="+")
+    p.set_defaults(run=cmd_rehearse)
+    p = sub.add_parser("describe", help="set a notebook's lincls metadata block")
+    p.add_argument("notebook")
+    p.add_argument("--summary", required=True, help="one sentence: what it practises")
+    p.add_argument("--chapters", required=True, nargs="+", help="page names in book/")
+    p.add_argument("--minutes", required=True, type=int, help="expected working time")
+    p.set_defaults(run=cmd_describe)
+    p = sub.add_parser("hash", help="store the slow salted hash of an answer in the registry")
+    p.add_argument("name")
+    p.add_argument("value", help="a number or a JSON list, e.g. '[0.6, 0.8]'")
+    p.add_argument("--atol", type=float, default=1e-6)
+    p.add_argument("--normalized", action="store_true")
+    p.add_argument("--bound", type=float, default=None, help="public bound on the entries")
+    p.add_argument("--registry", default=str(answers.ANSWERS))
+    p.set_defaults(run=cmd_hash)
+    p = sub.add_parser("record", help="run teacher notebooks; their check() calls record")
+    p.add_argument("notebooks", nargs="+")
+    p.add_argument("--registry", default=str(answers.ANSWERS))
+    p.set_defaults(run=cmd_record)
+    p = sub.add_parser("cost", help="what a brute force of every self-check costs here")
+    p.add_argument("--registry", default=str(answers.ANSWERS))
+    p.set_defaults(run=cmd_cost)
+    p = sub.add_parser("student-book", help="build the student site (no solutions)")
+    p.add_argument("--root", default=".")
+    p.add_argument("--out", default="_build/student")
+    p.add_argument("--repository-url", default=None)
+    p.set_defaults(run=cmd_student_book)
+    return parser
+
+
+#: Errors that are the user's to fix: one line (or one list) on stderr, exit status 1.
+EXPECTED_ERRORS = (
+    MalformedHomework, HomeworkError, StudentSiteError, FileNotFoundError, ValueError,
+    json.JSONDecodeError, OSError, subprocess.CalledProcessError,
+)
+
+
+def main(argv=None):
+    args = _parser().parse_args(argv)
+    try:
+        return args.run(args)
+    except EXPECTED_ERRORS as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

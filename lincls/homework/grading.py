@@ -1,0 +1,294 @@
+"""Graded hidden tests that stand apart from the self-checks and from lincls.
+
+Defined in chapter "For teachers" (``book/teachers.md``).
+
+Two rules, enforced by :func:`hidden_test_problems` (part of validation, so ``release``
+refuses a notebook that breaks them):
+
+1. a hidden test never uses a lincls function or class (other than the data loaders of
+   :mod:`lincls.datasets`) outside :func:`expected`: a student has lincls too, and
+   ``my_answer = lincls_function`` would pass a test that compares the two;
+2. a hidden test never asserts a value that a self-check protects: whoever inverts the
+   self-check (see :func:`lincls.homework.answers.brute_force_cost`) would also pass it.
+
+Expected values come from the teacher's solution. In the teacher notebook a hidden test
+writes ``expected("key", expression)``: run there, the expression is computed by the
+teacher's own code. :func:`grading_versions` (``release --grading DIR``) executes the
+teacher notebook, records every such value, and writes the *grading* version, the one
+nbgrader uses as its source, with each call replaced by the literal value. So the
+hidden tests nbgrader runs against a submission hold numbers computed from the teacher's
+solution at release time, and nothing a student's code can redefine. (Issue 19 builds on
+this: a parameters cell, set per course or per student, changes the data the teacher's
+solution runs on, and these values follow.)
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import os
+from pathlib import Path
+
+import numpy as np
+
+EXPECTED_ENV = "LINCLS_RECORD_EXPECTED"
+#: lincls modules whose names a hidden test may use: data, not answers.
+DATA_MODULES = ("lincls.datasets",)
+
+
+def expected(key, value):
+    """The teacher's value of an expression, inside a hidden test.
+
+    Returns ``value``. When ``LINCLS_RECORD_EXPECTED`` names a file (set by
+    :func:`grading_versions` while it executes the teacher notebook), the value is also
+    recorded there under ``key``, to become a literal in the grading version.
+
+    >>> expected("demo.answer", 2 + 2)
+    4
+    """
+    path = os.environ.get(EXPECTED_ENV)
+    if path:
+        with open(path, "a", encoding="utf-8") as f:
+            f.write(json.dumps({"key": key, "value": _to_json(value)}) + "\n")
+    return value
+
+
+def _to_json(value):
+    if isinstance(value, np.ndarray):
+        return {"ndarray": _to_json(value.tolist()), "dtype": str(value.dtype)}
+    if isinstance(value, (np.bool_, bool)):
+        return bool(value)
+    if isinstance(value, np.integer):
+        return int(value)
+    if isinstance(value, np.floating):
+        return float(value)
+    if isinstance(value, (list, tuple)):
+        return [_to_json(v) for v in value]
+    if isinstance(value, (int, float, str)) or value is None:
+        return value
+    raise TypeError(f"expected(): cannot record a {type(value).__name__}; use numbers, "
+                    "strings, lists or arrays")
+
+
+def literal(value):
+    """Python source of a recorded value (floats in their exact, round-trip ``repr``)."""
+    if isinstance(value, dict):
+        return f"np.array({literal(value['ndarray'])}, dtype={value['dtype']!r})"
+    if isinstance(value, list):
+        return "[" + ", ".join(literal(v) for v in value) + "]"
+    if isinstance(value, float) and not np.isfinite(value):
+        return f"float({str(value)!r})"
+    return repr(value)
+
+
+# ---------------------------------------------------------------------------------
+# The rules
+# ---------------------------------------------------------------------------------
+def _parse(text):
+    try:
+        return ast.parse(text)
+    except SyntaxError:
+        return None
+
+
+def lincls_names(nb):
+    """Names a notebook binds from lincls (``import lincls`` binds ``lincls``), except
+    the data loaders of :data:`DATA_MODULES`."""
+    names = set()
+    for cell in nb.cells:
+        if cell.cell_type != "code":
+            continue
+        tree = _parse("\n".join(line for line in cell.source.split("\n")
+                                if not line.lstrip().startswith(("%", "!"))))
+        for node in ast.walk(tree) if tree else ():
+            if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("lincls"):
+                if node.module not in DATA_MODULES:
+                    names.update(a.asname or a.name for a in node.names)
+            elif isinstance(node, ast.Import):
+                names.update((a.asname or a.name).split(".")[0] for a in node.names
+                             if a.name.startswith("lincls"))
+    return names
+
+
+def _outside_expected(tree):
+    """The nodes of ``tree`` that are not inside an ``expected(...)`` call."""
+    todo = [tree]
+    while todo:
+        node = todo.pop()
+        if isinstance(node, ast.Call) and getattr(node.func, "id", None) == "expected":
+            continue
+        yield node
+        todo.extend(ast.iter_child_nodes(node))
+
+
+def _compared(tree):
+    """The operands a test compares: both sides of ``==``, ``<``, ..., and the
+    arguments of calls such as ``np.allclose``, ``np.isclose``, ``np.array_equal``."""
+    for node in _outside_expected(tree):
+        if isinstance(node, ast.Compare):
+            yield node.left
+            yield from node.comparators
+        elif isinstance(node, ast.Call):
+            func = node.func
+            name = getattr(func, "attr", None) or getattr(func, "id", "")
+            if "close" in name or "equal" in name:
+                yield from node.args
+
+
+def _number_literals(tree):
+    """Numbers and lists of numbers that a test compares with, outside ``expected``.
+
+    (A seed or a loop bound is not an assertion, so only compared values count.)
+    """
+    found = []
+    for node in _compared(tree):
+        try:
+            value = ast.literal_eval(node)
+        except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+            continue
+        if isinstance(value, (bool, str)):
+            continue
+        try:
+            arr = np.asarray(value, dtype=float)
+        except (TypeError, ValueError):
+            continue
+        if arr.size and np.all(np.isfinite(arr)):
+            found.append(arr)
+    return found
+
+
+def self_check_names(nb):
+    """Names of the answers the notebook's ``check("name", ...)`` calls protect."""
+    names = []
+    for cell in nb.cells:
+        tree = _parse(cell.source) if cell.cell_type == "code" else None
+        for node in ast.walk(tree) if tree else ():
+            if (isinstance(node, ast.Call) and getattr(node.func, "id", None) == "check"
+                    and node.args and isinstance(node.args[0], ast.Constant)
+                    and isinstance(node.args[0].value, str)):
+                names.append(node.args[0].value)
+    return names
+
+
+def protected_by(values, names, registry=None):
+    """``(value, name)`` pairs where a value is what the self-check ``name`` accepts."""
+    from .answers import ANSWERS, _diagnose, _load_registry
+
+    data = _load_registry(ANSWERS if registry is None else registry)
+    hits = []
+    for name in dict.fromkeys(names):
+        entry = data["answers"].get(name)
+        if entry is None:
+            continue
+        shape = np.squeeze(np.empty(entry["shape"])).shape
+        for value in values:
+            arr = np.asarray(value, dtype=float)
+            if np.squeeze(arr).shape != shape:
+                continue
+            if entry["kind"] == "integer" and not np.all(arr == np.round(arr)):
+                continue
+            if _diagnose(data["kdf"], entry, name, arr)[0]:
+                hits.append((arr, name))
+    return hits
+
+
+def hidden_test_problems(nb, hidden_sources, registry=None):
+    """Problems of the hidden tests of one notebook: ``[(cell index, message)]``.
+
+    ``hidden_sources`` maps a cell index to the text of its hidden-test regions.
+    """
+    banned = lincls_names(nb)
+    checks = self_check_names(nb)
+    problems = []
+    for index, text in hidden_sources.items():
+        tree = _parse(text)
+        if tree is None:
+            problems.append((index, "the hidden tests are not valid Python"))
+            continue
+        used = sorted({n.id for n in _outside_expected(tree)
+                       if isinstance(n, ast.Name) and n.id in banned})
+        if used:
+            problems.append((index, (
+                f"hidden tests compare against lincls ({', '.join(used)}), which students "
+                "have too; compute the expected value from the teacher's solution with "
+                'expected("key", ...)')))
+        for value, name in protected_by(_number_literals(tree), checks, registry):
+            problems.append((index, (
+                f"hidden tests assert {value.tolist()}, the answer the self-check {name!r} "
+                "protects; whoever inverts that check would pass them")))
+    return problems
+
+
+# ---------------------------------------------------------------------------------
+# Grading versions
+# ---------------------------------------------------------------------------------
+def _expected_calls(text):
+    """``(key, start, end)`` character spans of the ``expected(...)`` calls in ``text``."""
+    tree = _parse(text)
+    if tree is None:
+        return []
+    starts = [0]
+    for line in text.split("\n"):
+        starts.append(starts[-1] + len(line) + 1)
+    calls = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and getattr(node.func, "id", None) == "expected":
+            if not (node.args and isinstance(node.args[0], ast.Constant)
+                    and isinstance(node.args[0].value, str)):
+                raise ValueError("expected() needs a string key as its first argument")
+            start = starts[node.lineno - 1] + node.col_offset
+            end = starts[node.end_lineno - 1] + node.end_col_offset
+            calls.append((node.args[0].value, start, end))
+    return sorted(calls, key=lambda c: c[1])
+
+
+def record_expected(nb, path, timeout=600):
+    """Execute a teacher notebook; return ``{key: value}`` of its ``expected`` calls."""
+    import tempfile
+
+    import nbclient
+    import nbformat
+
+    with tempfile.TemporaryDirectory() as tmp:
+        record = Path(tmp) / "expected.jsonl"
+        record.touch()
+        old = os.environ.get(EXPECTED_ENV)
+        os.environ[EXPECTED_ENV] = str(record)
+        try:
+            copy = nbformat.from_dict(json.loads(json.dumps(nb)))
+            nbclient.NotebookClient(
+                copy, timeout=timeout, record_timing=False,
+                resources={"metadata": {"path": str(Path(path).parent)}},
+            ).execute()
+        finally:
+            if old is None:
+                del os.environ[EXPECTED_ENV]
+            else:
+                os.environ[EXPECTED_ENV] = old
+        values = {}
+        for line in record.read_text(encoding="utf-8").splitlines():
+            item = json.loads(line)
+            if item["key"] in values and values[item["key"]] != item["value"]:
+                raise ValueError(f"{path}: expected({item['key']!r}) got two values")
+            values[item["key"]] = item["value"]
+    return values
+
+
+def grading_notebook(nb, path, values, hidden_regions):
+    """The grading version: each ``expected(key, ...)`` in a hidden test becomes the
+    literal value recorded from the teacher's solution; everything else is unchanged."""
+    import nbformat
+
+    out = nbformat.from_dict(json.loads(json.dumps(nb)))
+    for index, regions in hidden_regions.items():
+        cell = out.cells[index]
+        lines = cell.source.split("\n")
+        for _, begin, end in reversed(regions):
+            body = "\n".join(lines[begin + 1 : end])
+            for key, start, stop in reversed(_expected_calls(body)):
+                if key not in values:
+                    raise ValueError(f"{path}, cell {index + 1}: expected({key!r}) never ran")
+                body = body[:start] + literal(values[key]) + body[stop:]
+            lines[begin + 1 : end] = body.split("\n")
+        cell.source = "\n".join(lines)
+    return out

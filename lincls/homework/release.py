@@ -1,0 +1,281 @@
+"""Student versions of teacher notebooks: ``release``, ``release_notebook``, ``rehearse``.
+
+Defined in chapter "For teachers" (``book/teachers.md``).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import tempfile
+from pathlib import Path
+
+import numpy as np
+
+from .notebook import (
+    CODE_STUB,
+    SOLUTION_ONLY_TAG,
+    TEXT_STUB,
+    HomeworkError,
+    MalformedHomework,
+    _check_notebook,
+    _notebooks,
+    _read,
+    _regions,
+    _source_lines,
+    is_grade_cell,
+    is_solution_cell,
+)
+
+
+def _student_source(cell, regions):
+    """The student's source of one cell, given its (validated) marker regions."""
+    lines = _source_lines(cell)
+    stub = CODE_STUB if cell.cell_type == "code" else [TEXT_STUB]
+    if not regions:
+        if is_solution_cell(cell) and cell.cell_type in ("code", "markdown"):
+            return "\n".join(stub)
+        return "\n".join(lines)
+    out, n = [], 0
+    for kind, begin, end in regions:
+        out.extend(lines[n:begin])
+        if kind == "solution":
+            indent = re.match(r"\s*", lines[begin]).group(0)
+            out.extend(indent + s for s in stub)
+        n = end + 1
+    out.extend(lines[n:])
+    return "\n".join(out)
+
+
+def release_notebook(nb, path="<notebook>"):
+    """Return the student version of a parsed teacher notebook (the input is unchanged).
+
+    Raises :class:`MalformedHomework` if the notebook is malformed.
+    """
+
+    errors = _check_notebook(nb, path)
+    if errors:
+        raise MalformedHomework(errors)
+    return _student_version(nb, path)
+
+
+def _student_version(nb, path):
+    """The student version of a notebook already validated."""
+    import nbformat
+
+    student = nbformat.from_dict(json.loads(json.dumps(nb)))
+    # Widget state saved in the notebook can hold computed results; drop it.
+    student.metadata.pop("widgets", None)
+    student.cells = [c for c in student.cells if not solution_only(c)]
+    for cell in student.cells:
+        regions = _regions(_source_lines(cell), path, None, cell.cell_type)
+        cell.source = _student_source(cell, regions)
+        cell.metadata.pop("execution", None)  # timing stamps of the teacher's run
+        if is_solution_cell(cell):
+            cell.pop("attachments", None)  # a pasted picture of the answer
+        if cell.cell_type == "code":
+            cell.outputs = []
+            cell.execution_count = None
+    return student
+
+
+def release(src, out, grading=None):
+    """Write student versions of the teacher notebooks in ``src`` to ``out``, atomically.
+
+    Every notebook is read and validated first; if any is malformed, a
+    :class:`MalformedHomework` listing every problem is raised and nothing is written.
+    The student versions are written into a temporary folder beside ``out``, which then
+    replaces ``out`` as a whole: a failure at any point leaves ``out`` as it was, and a
+    release never leaves stale files of an earlier one. The output is a pure function of
+    the input, so releasing twice gives byte-identical files.
+
+    Parameters
+    ----------
+    src : path-like
+        A teacher notebook, or a directory searched recursively for ``*.ipynb``.
+    out : path-like
+        Output directory; notebooks keep their path relative to ``src``. It must not
+        hold ``src``.
+    grading : path-like, optional
+        Also write the *grading* versions there (the source for ``nbgrader
+        generate_assignment`` and ``autograde``): each teacher notebook is executed, and
+        every ``expected("key", ...)`` of its hidden tests becomes the value the
+        teacher's solution computed (see :mod:`lincls.homework.grading`). A value that
+        a self-check protects is refused.
+
+    Returns
+    -------
+    list of pathlib.Path
+        The files written.
+    """
+
+    root, paths = _notebooks(src)
+    out = Path(out)
+    out_dir = out.resolve()
+    root_dir = Path(root).resolve()
+    if out_dir == root_dir or out_dir in root_dir.parents:
+        raise ValueError(f"{out}: refusing to overwrite a teacher notebook; OUT holds SRC")
+    # never read an earlier release inside SRC as teacher notebooks
+    paths = [p for p in paths if out_dir not in p.resolve().parents]
+    errors, students = [], []
+    for path in paths:
+        try:
+            nb = _read(path)
+        except HomeworkError as exc:
+            errors.append(exc)
+            continue
+        problems = _check_notebook(nb, path)
+        if problems:
+            errors.extend(problems)
+            continue
+        students.append((path, nb, _student_version(nb, path)))
+    if errors:
+        raise MalformedHomework(errors)
+    graded = []
+    if grading is not None:
+        for path, nb, _ in students:
+            try:
+                graded.append((path, _grading_version(nb, path)))
+            except HomeworkError as exc:
+                errors.append(exc)
+        if errors:
+            raise MalformedHomework(errors)
+        _write_atomically(root, graded, Path(grading))
+    _write_atomically(root, [(path, student) for path, _, student in students], out)
+    return [out / path.relative_to(root) for path, _, _ in students]
+
+
+def _grading_version(nb, path):
+    from .grading import (
+        _expected_calls,
+        grading_notebook,
+        protected_by,
+        record_expected,
+        self_check_names,
+    )
+    from .notebook import hidden_regions, hidden_sources
+
+    regions = hidden_regions(nb)
+    sources = hidden_sources(nb)
+    if not any(_expected_calls(text) for text in sources.values()):
+        return nb
+    try:
+        values = record_expected(nb, path)
+    except Exception as exc:  # a failing teacher notebook, in one line
+        first = (str(exc).strip().splitlines() or [type(exc).__name__])[-1]
+        raise HomeworkError(path, f"the teacher notebook failed to run: {first}") from exc
+    for key, value in values.items():
+        arr = _numbers(value)
+        for _, name in protected_by([] if arr is None else [arr], self_check_names(nb)):
+            raise HomeworkError(path, f"expected({key!r}) is the answer the self-check "
+                                      f"{name!r} protects")
+    return grading_notebook(nb, path, values, regions)
+
+
+def _numbers(recorded):
+    """A recorded value as a float array, or None if it is not numbers."""
+    value = recorded["ndarray"] if isinstance(recorded, dict) else recorded
+    try:
+        arr = np.asarray(value, dtype=float)
+    except (TypeError, ValueError):
+        return None
+    return arr if arr.size and np.all(np.isfinite(arr)) else None
+
+
+def _write_atomically(root, notebooks, out):
+    """Write ``[(teacher path, notebook)]`` under ``out`` by way of a temporary folder."""
+    import nbformat
+
+    out_dir = Path(out).resolve()
+    out_dir.parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(prefix=f".{out_dir.name}.", dir=out_dir.parent))
+    try:
+        for path, nb in notebooks:
+            target = tmp / path.relative_to(root)
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_text(nbformat.writes(nb) + "\n", encoding="utf-8")
+        _replace_dir(tmp, out_dir)
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+
+
+def _replace_dir(new, target):
+    """Put the directory ``new`` in the place of ``target`` by renames (same filesystem)."""
+    old = None
+    if target.exists():
+        old = target.with_name(f".{target.name}.old-{os.getpid()}")
+        os.rename(target, old)
+    try:
+        os.rename(new, target)
+    except BaseException:
+        if old is not None:
+            os.rename(old, target)
+        raise
+    if old is not None:
+        shutil.rmtree(old)
+
+
+def solution_only(cell):
+    """True for a cell tagged as computing only what a solution quotes (see
+    :data:`SOLUTION_ONLY_TAG`): it is removed from the student versions."""
+    return SOLUTION_ONLY_TAG in (cell.get("metadata", {}).get("tags") or [])
+
+
+def _error_name(cell):
+    for out in cell.get("outputs", []):
+        if out.get("output_type") == "error":
+            return out.get("ename")
+    return None
+
+
+def rehearse(path, timeout=600):
+    """Run the student version of a teacher notebook as a student who solved it would.
+
+    The student version is executed cell by cell in one kernel. After each answer cell
+    (which should raise ``NotImplementedError``, or define a function whose body does),
+    the teacher's version of that cell runs too, so the rest of the notebook sees a
+    solved exercise: every other cell, the visible tests included, must then pass.
+
+    Returns
+    -------
+    list of dict
+        One dict per code cell: ``cell`` (0-based index), ``role`` ("answer", "test"
+        or "other"), ``error`` (the exception name the student version raised, or
+        None) and, for answer cells, ``teacher_error``.
+    """
+    import copy
+
+    import nbclient
+
+    teacher = _read(path)
+    student = release_notebook(teacher, path)
+    client = nbclient.NotebookClient(
+        student,
+        timeout=timeout,
+        allow_errors=True,
+        record_timing=False,
+        resources={"metadata": {"path": str(Path(path).parent)}},
+    )
+    results = []
+    with client.setup_kernel():
+        for index, cell in enumerate(student.cells):
+            if cell.cell_type != "code":
+                continue
+            client.execute_cell(cell, index)
+            role = "other"
+            if is_solution_cell(cell):
+                role = "answer"
+            elif is_grade_cell(cell):
+                role = "test"
+            result = {"cell": index, "role": role, "error": _error_name(cell)}
+            if role == "answer":
+                solved = copy.deepcopy(teacher.cells[index])
+                solved.outputs = []
+                client.execute_cell(solved, index)
+                result["teacher_error"] = _error_name(solved)
+            results.append(result)
+    return results
+

@@ -1,0 +1,114 @@
+"""The teachers' table of homework notebooks (used by ``lincls.sphinxext``).
+
+Defined in chapter "For teachers" (``book/teachers.md``).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from .notebook import _check_metadata, _nbgrader, _read, _title, is_grade_cell, is_solution_cell
+
+
+@dataclass
+class HomeworkInfo:
+    """What the teacher's table says about one homework notebook."""
+
+    path: Path
+    title: str
+    summary: str
+    chapters: list
+    minutes: int
+    exercises: int
+    points: float
+
+
+def homework_info(path):
+    """Read the title, the ``lincls`` metadata block and nbgrader's points of a notebook."""
+    nb = _read(path)
+    _check_metadata(nb, path)
+    meta = nb.metadata["lincls"]
+    exercises = sum(1 for c in nb.cells if is_solution_cell(c))
+    points = sum(float(_nbgrader(c).get("points", 0)) for c in nb.cells if is_grade_cell(c))
+    return HomeworkInfo(
+        Path(path), _title(nb), meta["summary"].strip(), list(meta["chapters"]),
+        int(meta["minutes"]), exercises, points,
+    )
+
+
+def binder_url(config, notebook):
+    r"""The Binder link that opens ``notebook`` in JupyterLab, from the book's config.
+
+    ``config`` is the path of ``_config.yml``; its ``repository`` (url, branch) and
+    ``launch_buttons.binderhub_url`` are used, so the link follows the one place where
+    the repository is set. ``notebook`` is a path inside the repository.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> root = pathlib.Path(tempfile.mkdtemp())
+    >>> _ = (root / "_config.yml").write_text(
+    ...     "repository: {url: 'https://github.com/me/book', branch: main}\n"
+    ...     "launch_buttons: {binderhub_url: 'https://mybinder.org'}\n")
+    >>> binder_url(root / "_config.yml", root / "book/homework/homework1.ipynb")
+    'https://mybinder.org/v2/gh/me/book/main?urlpath=lab/tree/book/homework/homework1.ipynb'
+    """
+    import yaml
+
+    config = Path(config)
+    data = yaml.safe_load(config.read_text(encoding="utf-8")) or {}
+    repo = data.get("repository", {}) or {}
+    url = str(repo.get("url", "")).rstrip("/")
+    m = re.fullmatch(r"https?://github\.com/([^/]+)/([^/]+?)(\.git)?", url)
+    if not m:
+        raise ValueError(f"{config}: repository.url {url!r} is not a GitHub repository URL")
+    branch = repo.get("branch", "main")
+    hub = (data.get("launch_buttons", {}) or {}).get("binderhub_url", "https://mybinder.org")
+    rel = Path(notebook).resolve().relative_to(config.resolve().parent).as_posix()
+    return f"{hub.rstrip('/')}/v2/gh/{m[1]}/{m[2]}/{branch}?urlpath=lab/tree/{rel}"
+
+
+def _repository_url(config):
+    import yaml
+
+    data = yaml.safe_load(Path(config).read_text(encoding="utf-8")) or {}
+    return str((data.get("repository") or {}).get("url") or "")
+
+
+def homework_table(directory="homework", link_prefix=None, config=None):
+    """A Markdown table of the homework notebooks in ``directory``.
+
+    One row per notebook, from its title cell, its ``lincls`` metadata block (summary,
+    chapters, minutes) and its nbgrader cells (answer cells, points). Links use MyST's
+    ``{doc}`` role relative to the page that shows the table. With ``config`` (the
+    path of ``_config.yml``) a column of Binder links is added (see :func:`binder_url`).
+    """
+    directory = Path(directory)
+    prefix = directory.as_posix() if link_prefix is None else link_prefix
+    if config is not None and not _repository_url(config):
+        config = None  # no repository (the student edition without one): no Binder links
+    head = "| Homework | What it practises | Chapters | Time | Answer cells | Points |"
+    rule = "|---|---|---|---|---|---|"
+    if config is not None:
+        head, rule = head + " Binder |", rule + "---|"
+    rows = [head, rule]
+    minutes = points = 0
+    for path in sorted(directory.glob("*.ipynb")):
+        info = homework_info(path)
+        minutes, points = minutes + info.minutes, points + info.points
+        doc = f"{prefix}/{path.stem}" if prefix else path.stem
+        chapters = ", ".join(f"{{doc}}`{c}`" for c in info.chapters)
+        row = (
+            f"| {{doc}}`{info.title} <{doc}>` | {info.summary} | {chapters} | "
+            f"{info.minutes} min | {info.exercises} | {info.points:g} |"
+        )
+        if config is not None:
+            row += f" [launch]({binder_url(config, path)}) |"
+        rows.append(row)
+    if len(rows) > 2:
+        total = f"| **Total** | | | {minutes} min | | {points:g} |"
+        rows.append(total + (" |" if config is not None else ""))
+    return "\n".join(rows)
+

@@ -1,0 +1,589 @@
+"""Kernels: the dual perceptron and the kernel support vector machine.
+
+Defined in chapter "Kernels" (``book/kernels.md``).
+
+A kernel K(x, z) = φ(x) · φ(z) is an inner product in a feature space that is never
+built. Both algorithms here touch the samples only through inner products, so they run
+in feature space at the cost of the n × n Gram matrix K_ij = K(x_i, x_j):
+
+* :class:`KernelPerceptron`, the perceptron in dual form: w = Σ_j α_j y_j φ(x_j), where
+  α_j counts the mistakes made on sample j (Aizerman, Braverman & Rozonoer 1964);
+* :class:`KernelSVM`, the soft-margin SVM dual of chapter "Support vector machines"
+  with x_i · x_j replaced by K(x_i, x_j), solved by SMO with second-order working-set
+  selection (Fan, Chen & Lin 2005), the problem of ``sklearn.svm.SVC``.
+
+The loops are compiled with numba; with ``NUMBA_DISABLE_JIT=1`` they run as plain Python.
+"""
+
+import math
+import warnings
+from itertools import combinations_with_replacement
+from numbers import Integral, Real
+
+import numpy as np
+from numba import njit
+from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.exceptions import ConvergenceWarning
+from sklearn.utils import check_random_state
+from sklearn.utils._param_validation import Interval, StrOptions
+from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+from ._base import labels_to_signs
+from ._blas import blas_threads_for
+
+__all__ = ["kernel_matrix", "polynomial_feature_map", "KernelPerceptron", "KernelSVM",
+           "kernel_dual_objective", "kernel_perceptron_epoch"]
+
+
+def kernel_matrix(X, Z, *, kernel="rbf", gamma=1.0, degree=3, coef0=1.0):
+    """The Gram matrix K(x_i, z_j), eq. (kernels-kernels), in ``sklearn.svm.SVC``'s parameters.
+
+    ``"linear"``: x · z;  ``"poly"``: (γ x · z + c₀)^d;  ``"rbf"``: exp(-γ |x - z|²).
+
+    Examples
+    --------
+    >>> X = np.array([[0.0, 1.0], [1.0, 1.0]])
+    >>> kernel_matrix(X, X, kernel="poly", gamma=1.0, degree=2, coef0=1.0)
+    array([[4., 4.],
+           [4., 9.]])
+    """
+    X, Z = np.asarray(X, dtype=float), np.asarray(Z, dtype=float)
+    with blas_threads_for(X.shape[0] * Z.shape[0] * X.shape[1]):
+        G = X @ Z.T
+    if kernel == "linear":
+        return G
+    if kernel == "poly":
+        return (gamma * G + coef0) ** degree
+    if kernel == "rbf":
+        sq = np.einsum("ij,ij->i", X, X)[:, None] + np.einsum("ij,ij->i", Z, Z)[None, :]
+        G *= -2.0
+        G += sq
+        np.maximum(G, 0.0, out=G)               # rounding can make |x - z|² slightly negative
+        G *= -gamma
+        return np.exp(G, out=G)
+    raise ValueError(f'kernel must be "linear", "poly" or "rbf"; got {kernel!r}.')
+
+
+def polynomial_feature_map(X, *, degree=2, gamma=1.0, coef0=1.0):
+    """The explicit feature map φ of the polynomial kernel: φ(x) · φ(z) = (γ x · z + c₀)^d.
+
+    With u = (√c₀, √γ x), (u · v)^d expands into one monomial per multiset of d indices;
+    a monomial that repeats indices with multiplicities k₁, k₂, … carries the multinomial
+    weight √(d! / (k₁! k₂! …)). There are binom(n + d, d) features for n inputs.
+
+    Examples
+    --------
+    >>> phi = polynomial_feature_map(np.array([[1.0, 2.0]]), degree=2)
+    >>> phi.shape, float(phi[0] @ phi[0])        # (1 + x · x)² = 36
+    ((1, 6), 36.0)
+    """
+    X = np.asarray(X, dtype=float)
+    U = np.hstack([np.full((len(X), 1), math.sqrt(coef0)), math.sqrt(gamma) * X])
+    columns = []
+    for idx in combinations_with_replacement(range(U.shape[1]), degree):
+        counts = np.bincount(idx)
+        weight = math.factorial(degree) / np.prod([math.factorial(k) for k in counts])
+        columns.append(math.sqrt(weight) * np.prod(U[:, list(idx)], axis=1))
+    return np.column_stack(columns)
+
+
+# -- kernel rows, computed when an algorithm first needs them ---------------------------
+
+_KINDS = {"linear": 0, "poly": 1, "rbf": 2}
+
+
+@njit(cache=True)
+def _kernel_row(rows, done, X, i, kind, gamma, degree, coef0, shift):
+    """Row i of the Gram matrix (plus ``shift``), computed at its first use and kept.
+
+    The algorithms need only the rows of the samples they update (libsvm does the same
+    with its kernel cache), so most of the n × n matrix is often never computed.
+    """
+    if not done[i]:
+        n, d = X.shape
+        for t in range(n):
+            s = 0.0
+            if kind == 2:
+                for k in range(d):
+                    diff = X[i, k] - X[t, k]
+                    s += diff * diff
+                rows[i, t] = math.exp(-gamma * s) + shift
+            else:
+                for k in range(d):
+                    s += X[i, k] * X[t, k]
+                rows[i, t] = (s if kind == 0 else (gamma * s + coef0) ** degree) + shift
+        done[i] = True
+    return rows[i]
+
+
+def _kernel_diagonal(X, kind, gamma, degree, coef0):
+    """K(x_i, x_i) for every sample."""
+    sq = np.einsum("ij,ij->i", X, X)
+    return (sq, (gamma * sq + coef0) ** degree, np.ones(len(X)))[kind]
+
+
+# -- the dual perceptron ------------------------------------------------------------------
+
+
+@njit(cache=True)
+def kernel_perceptron_epoch(alpha, f, y, order, K):
+    """One epoch of the dual perceptron, eqs. (kernels-dual-mistake) and (kernels-dual-update).
+
+    ``f`` holds the activations f_i = Σ_j α_j y_j K_ij of all samples. A mistake,
+    y_i f_i ≤ 0, adds one to α_i, which adds y_i K_i· to every activation. ``K`` is a
+    tuple (rows, done, X, kind, γ, d, c₀, shift) whose rows are computed on first use.
+    Updates ``alpha`` and ``f`` in place; returns the number of mistakes.
+    """
+    mistakes = 0
+    for i in order:
+        if y[i] * f[i] <= 0.0:           # mistake: y_i (w · φ(x_i)) ≤ 0
+            alpha[i] += 1.0              # w ← w + y_i φ(x_i)
+            K_i = _kernel_row(K[0], K[1], K[2], i, K[3], K[4], K[5], K[6], K[7])
+            for t in range(len(f)):      # f_t += y_i K_it
+                f[t] += y[i] * K_i[t]
+            mistakes += 1
+    return mistakes
+
+
+# -- the kernel SVM: SMO on the dual ------------------------------------------------------
+
+
+def kernel_dual_objective(alpha, K, y):
+    """The SVM dual Σ_i α_i - ½ Σ_ij α_i α_j y_i y_j K_ij, eq. (kernels-svm-dual).
+
+    Examples
+    --------
+    >>> K, y = np.array([[0.0, 0.0], [0.0, 4.0]]), np.array([-1.0, 1.0])
+    >>> float(kernel_dual_objective(np.array([0.5, 0.5]), K, y))
+    0.5
+    """
+    v = np.asarray(alpha, dtype=float) * np.asarray(y, dtype=float)
+    return float(np.sum(alpha) - 0.5 * v @ K @ v)
+
+
+@njit(cache=True)
+def _select_pair(alpha, grad, diag, y, C, bias, K, active):
+    """The working set: (i, j, violation), Fan, Chen & Lin's second-order rule WSS2.
+
+    i maximizes -y_t ∇_t over the samples whose α_t may move "up"; j, among those that
+    may move "down" with a smaller -y ∇, maximizes the decrease of the dual, b²/a with
+    b = -y_i ∇_i + y_j ∇_j and a = K_ii + K_jj - 2 K_ij. Without a bias the pair is one
+    coordinate, the one with the largest projected gradient. Only the ``active`` samples
+    are candidates.
+    """
+    if not bias:
+        best, i = -1.0, 0
+        for t in active:
+            g = grad[t]
+            p = -g if (g < 0.0 and alpha[t] < C) else (g if (g > 0.0 and alpha[t] > 0.0) else 0.0)
+            if p > best:
+                best, i = p, t
+        return i, i, best
+    i, g_max = -1, -np.inf
+    for t in active:
+        if (y[t] > 0 and alpha[t] < C) or (y[t] < 0 and alpha[t] > 0):
+            if -y[t] * grad[t] >= g_max:
+                i, g_max = t, -y[t] * grad[t]
+    j, g_min, best = -1, np.inf, -np.inf
+    K_i = _kernel_row(K[0], K[1], K[2], i, K[3], K[4], K[5], K[6], K[7])
+    for t in active:
+        if (y[t] > 0 and alpha[t] > 0) or (y[t] < 0 and alpha[t] < C):
+            score = -y[t] * grad[t]
+            g_min = min(g_min, score)
+            b = g_max - score
+            if b > 0.0:
+                a = max(diag[i] + diag[t] - 2.0 * K_i[t], 1e-12)
+                if b * b / a > best:
+                    j, best = t, b * b / a
+    if j < 0:
+        return i, i, 0.0
+    return i, j, g_max - g_min
+
+
+@njit(cache=True)
+def smo_step(alpha, grad, y, C, i, j, K_i, K_j, K_ii, K_jj, active):
+    """Optimize the dual over (α_i, α_j) on the line Σ α_k y_k = const, eq. (kernels-smo).
+
+    Moving α_i by y_i t and α_j by -y_j t keeps Σ α_k y_k; the one-dimensional quadratic is
+    minimized in t and clipped to the box 0 ≤ α ≤ C. With i = j (no bias) α_i moves alone.
+    The gradient ∇ = Q α - 1, Q_kl = y_k y_l K_kl, follows in place (on the active samples).
+    """
+    if i == j:
+        new = min(max(alpha[i] - grad[i] / max(K_ii, 1e-12), 0.0), C)
+        d_i, d_j = new - alpha[i], 0.0
+    else:
+        curvature = max(K_ii + K_jj - 2.0 * K_i[j], 1e-12)
+        t = (y[j] * grad[j] - y[i] * grad[i]) / curvature
+        lo_i, hi_i = (-alpha[i], C - alpha[i]) if y[i] > 0 else (alpha[i] - C, alpha[i])
+        lo_j, hi_j = (alpha[j] - C, alpha[j]) if y[j] > 0 else (-alpha[j], C - alpha[j])
+        t = min(max(t, max(lo_i, lo_j)), min(hi_i, hi_j))
+        d_i, d_j = y[i] * t, -y[j] * t
+    alpha[i] += d_i
+    if i != j:
+        alpha[j] += d_j
+    for t in active:                     # ∇_t += y_t (K_ti y_i Δα_i + K_tj y_j Δα_j)
+        grad[t] += y[t] * (K_i[t] * (y[i] * d_i) + K_j[t] * (y[j] * d_j))
+
+
+@njit(cache=True)
+def _shrink(alpha, grad, y, C, active):
+    """The active samples minus those stuck at a bound (libsvm's shrinking heuristic).
+
+    A multiplier at a bound whose gradient pushes it further into the bound, beyond the
+    current extremes of -y∇, is unlikely to move again and leaves the active set.
+    """
+    up, low = -np.inf, -np.inf
+    for t in active:
+        if (y[t] > 0 and alpha[t] < C) or (y[t] < 0 and alpha[t] > 0):
+            up = max(up, -y[t] * grad[t])
+        if (y[t] > 0 and alpha[t] > 0) or (y[t] < 0 and alpha[t] < C):
+            low = max(low, y[t] * grad[t])
+    keep = np.empty_like(active)
+    n_keep = 0
+    for t in active:
+        if alpha[t] >= C:
+            stuck = -grad[t] > (up if y[t] > 0 else low)
+        elif alpha[t] <= 0.0:
+            stuck = grad[t] > (low if y[t] > 0 else up)
+        else:
+            stuck = False
+        if not stuck:
+            keep[n_keep] = t
+            n_keep += 1
+    return keep[:n_keep]
+
+
+@njit(cache=True)
+def _full_gradient(alpha, y, K):
+    """∇ = Q α - 1 from scratch, over the samples with α_j > 0."""
+    grad = -np.ones(len(y))
+    for j in range(len(y)):
+        if alpha[j] > 0.0:
+            K_j = _kernel_row(K[0], K[1], K[2], j, K[3], K[4], K[5], K[6], K[7])
+            for t in range(len(y)):
+                grad[t] += y[t] * y[j] * alpha[j] * K_j[t]
+    return grad
+
+
+@njit(cache=True)
+def _smo(alpha, grad, diag, y, C, bias, tol, max_iter, K):
+    """SMO until the largest KKT violation is ≤ tol; returns (steps, violation).
+
+    Every min(n, 1000) steps the active set shrinks (with a bias); when the shrunk
+    problem is solved, the full gradient is rebuilt and all samples are checked again.
+    """
+    n = len(y)
+    active = np.arange(n)
+    countdown = min(n, 1000)
+    violation = np.inf
+    for k in range(max_iter + 1):
+        countdown -= 1
+        if bias and countdown == 0:
+            countdown = min(n, 1000)
+            active = _shrink(alpha, grad, y, C, active)
+        i, j, violation = _select_pair(alpha, grad, diag, y, C, bias, K, active)
+        if (violation <= tol or k == max_iter) and len(active) < n:
+            grad[:] = _full_gradient(alpha, y, K)          # unshrink
+            active = np.arange(n)
+            i, j, violation = _select_pair(alpha, grad, diag, y, C, bias, K, active)
+        if violation <= tol or k == max_iter:
+            return k, violation
+        K_i = _kernel_row(K[0], K[1], K[2], i, K[3], K[4], K[5], K[6], K[7])
+        K_j = _kernel_row(K[0], K[1], K[2], j, K[3], K[4], K[5], K[6], K[7])
+        smo_step(alpha, grad, y, C, i, j, K_i, K_j, diag[i], diag[j], active)
+    return max_iter, violation
+
+
+# -- the estimators ---------------------------------------------------------------------
+
+_KERNEL_CONSTRAINTS = {
+    "kernel": [StrOptions({"linear", "poly", "rbf"})],
+    "gamma": [StrOptions({"scale"}), Interval(Real, 0, None, closed="neither")],
+    "degree": [Interval(Integral, 1, None, closed="left")],
+    "coef0": [Interval(Real, 0, None, closed="left")],
+    "fit_intercept": ["boolean"],
+}
+
+
+class _KernelClassifier(ClassifierMixin, BaseEstimator):
+    """Shared parts: validation, labels, the kernel, the dual decision function."""
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.classifier_tags.multi_class = False
+        return tags
+
+    def _prepare(self, X, y):
+        self._validate_params()
+        X, y = validate_data(self, X, y, dtype=np.float64)
+        check_classification_targets(y)
+        self.classes_, signs = labels_to_signs(y)
+        if self.gamma == "scale":
+            var = X.var()
+            self._gamma = 1.0 / (X.shape[1] * var) if var > 0 else 1.0
+        else:
+            self._gamma = float(self.gamma)
+        return X, signs
+
+    def _kernel(self, X, Z):
+        return kernel_matrix(X, Z, kernel=self.kernel, gamma=self._gamma,
+                             degree=self.degree, coef0=self.coef0)
+
+    def _lazy_kernel(self, X, shift=0.0):
+        """The Gram matrix as (rows, done, X, kind, γ, d, c₀, shift), rows made on demand."""
+        n = len(X)
+        return (np.empty((n, n)), np.zeros(n, dtype=np.bool_), np.ascontiguousarray(X),
+                _KINDS[self.kernel], float(self._gamma), int(self.degree),
+                float(self.coef0), float(shift))
+
+    def _store_support(self, X, y, alpha, b):
+        self.alpha_ = alpha
+        self.support_ = np.flatnonzero(alpha > 0)
+        self.support_vectors_ = X[self.support_]
+        self.dual_coef_ = (alpha * y)[self.support_].reshape(1, -1)
+        self.intercept_ = np.array([b])
+
+    def decision_function(self, X):
+        """The activation f(x) = Σ_j α_j y_j K(x_j, x) + b of each sample, eq. (kernels-decision).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+        """
+        check_is_fitted(self)
+        X = validate_data(self, X, reset=False, dtype=np.float64)
+        if len(self.support_) == 0:
+            return np.full(len(X), self.intercept_[0])
+        return self._kernel(X, self.support_vectors_) @ self.dual_coef_[0] + self.intercept_[0]
+
+    def predict(self, X):
+        """``classes_[1]`` where f(x) > 0, else ``classes_[0]``."""
+        positive = self.decision_function(X) > 0
+        return self.classes_[positive.astype(int)]
+
+
+class KernelPerceptron(_KernelClassifier):
+    """The perceptron in dual form with a kernel: w = Σ_j α_j y_j φ(x_j).
+
+    Each epoch visits the samples and, at a mistake y_i f(x_i) ≤ 0, adds one to α_i.
+    With ``fit_intercept=True`` the kernel is K(x, z) + 1, the kernel of the clamped
+    input (1, φ(x)), so the bias b = Σ_j α_j y_j is learned as in the primal perceptron.
+    Training stops after an epoch without mistakes or after ``max_iter`` epochs.
+
+    Defined in chapter "Kernels" (``book/kernels.md``).
+
+    Parameters
+    ----------
+    kernel : {"linear", "poly", "rbf"}, default="poly"
+    degree : int, default=2
+        Degree d of the polynomial kernel (γ x · z + c₀)^d.
+    gamma : float or "scale", default=1.0
+        γ of the polynomial and RBF kernels; ``"scale"`` is 1 / (n_features · Var X),
+        as in scikit-learn's ``SVC``.
+    coef0 : float, default=1.0
+        c₀ of the polynomial kernel.
+    fit_intercept : bool, default=True
+    max_iter : int, default=1000
+        Maximum number of epochs.
+    shuffle : bool, default=False
+        Visit the samples in a new random order each epoch.
+    random_state : int, RandomState instance or None, default=None
+
+    Attributes
+    ----------
+    alpha_ : ndarray of shape (n_samples,)
+        Mistake counts α_i.
+    support_ : ndarray
+        Indices of the samples with α_i > 0.
+    support_vectors_ : ndarray of shape (n_support, n_features)
+    dual_coef_ : ndarray of shape (1, n_support)
+        α_i y_i of the support vectors.
+    intercept_ : ndarray of shape (1,)
+        The bias Σ α_j y_j (zero when ``fit_intercept=False``).
+    t_ : int
+        Number of updates (mistakes).
+    n_iter_ : int
+        Epochs run.
+    converged_ : bool
+        Whether an epoch passed without a mistake.
+    history_ : dict
+        ``errors``: mistakes per epoch.
+    classes_ : ndarray of shape (2,)
+    n_features_in_ : int
+
+    Notes
+    -----
+    Novikoff's theorem holds in feature space: on data separable there with margin γ,
+    the number of mistakes is at most R² / γ², R² = max_i K(x_i, x_i) (eq. kernels-bound).
+
+    References
+    ----------
+    .. [1] Aizerman, M. A., Braverman, E. M. and Rozonoer, L. I. (1964). Theoretical
+       foundations of the potential function method in pattern recognition learning.
+       Automation and Remote Control 25, 821–837.
+    .. [2] Freund, Y. and Schapire, R. E. (1999). Large margin classification using the
+       perceptron algorithm. Machine Learning 37(3), 277–296.
+
+    Examples
+    --------
+    >>> from lincls.datasets import logic_gate
+    >>> X, y = logic_gate("xor")
+    >>> clf = KernelPerceptron(kernel="poly", degree=2).fit(X, y)
+    >>> clf.predict(X).tolist() == y.tolist(), clf.converged_
+    (True, True)
+    """
+
+    _parameter_constraints = {
+        **_KERNEL_CONSTRAINTS,
+        "max_iter": [Interval(Integral, 1, None, closed="left")],
+        "shuffle": ["boolean"],
+        "random_state": ["random_state"],
+    }
+
+    def __init__(self, *, kernel="poly", degree=2, gamma=1.0, coef0=1.0, fit_intercept=True,
+                 max_iter=1000, shuffle=False, random_state=None):
+        self.kernel = kernel
+        self.degree = degree
+        self.gamma = gamma
+        self.coef0 = coef0
+        self.fit_intercept = fit_intercept
+        self.max_iter = max_iter
+        self.shuffle = shuffle
+        self.random_state = random_state
+
+    def fit(self, X, y):
+        """Run the dual perceptron on samples ``X`` with labels ``y``; returns self."""
+        X, y = self._prepare(X, y)
+        K = self._lazy_kernel(X, 1.0 if self.fit_intercept else 0.0)
+        alpha, f = np.zeros(len(y)), np.zeros(len(y))
+        rng = check_random_state(self.random_state)
+        order = np.arange(len(y))
+        errors = []
+        self.converged_ = False
+        for _ in range(self.max_iter):
+            if self.shuffle:
+                order = rng.permutation(len(y))
+            errors.append(kernel_perceptron_epoch(alpha, f, y, order, K))
+            if errors[-1] == 0:
+                self.converged_ = True
+                break
+        self.n_iter_, self.t_ = len(errors), int(sum(errors))
+        self.history_ = {"errors": np.array(errors)}
+        self._store_support(X, y, alpha, float(alpha @ y) if self.fit_intercept else 0.0)
+        if not self.converged_:
+            _warn(f"KernelPerceptron made mistakes in every one of max_iter={self.max_iter} "
+                  "epochs: the data may not be separable in this kernel's feature space.")
+        return self
+
+
+class KernelSVM(_KernelClassifier):
+    """The soft-margin support vector machine with a kernel, solved by SMO.
+
+    Maximizes the dual Σ α_i - ½ Σ α_i α_j y_i y_j K(x_i, x_j) subject to 0 ≤ α_i ≤ C
+    and (with a bias) Σ α_i y_i = 0: the problem of ``sklearn.svm.SVC`` with the same
+    kernel. ``C = inf`` is the hard margin in feature space.
+
+    Defined in chapter "Kernels" (``book/kernels.md``).
+
+    Parameters
+    ----------
+    C : float or np.inf, default=1.0
+    kernel : {"linear", "poly", "rbf"}, default="rbf"
+    degree : int, default=3
+    gamma : float or "scale", default="scale"
+    coef0 : float, default=0.0
+    fit_intercept : bool, default=True
+        Learn the (unpenalized) bias b; False drops the constraint Σ α_i y_i = 0.
+    max_iter : int, default=1_000_000
+        Bound on the SMO steps (pair updates).
+    tol : float, default=1e-3
+        Stop when the largest KKT violation is at most ``tol`` (libsvm's criterion).
+
+    Attributes
+    ----------
+    alpha_ : ndarray of shape (n_samples,)
+        The multipliers α_i.
+    support_, support_vectors_, dual_coef_, intercept_ :
+        As in :class:`KernelPerceptron` and ``SVC``.
+    objective_ : float
+        The dual objective at the solution.
+    n_iter_ : int
+        SMO steps.
+    converged_ : bool
+    classes_ : ndarray of shape (2,)
+    n_features_in_ : int
+
+    References
+    ----------
+    .. [1] Boser, B. E., Guyon, I. M. and Vapnik, V. N. (1992). A training algorithm for
+       optimal margin classifiers. COLT '92, 144–152.
+    .. [2] Fan, R.-E., Chen, P.-H. and Lin, C.-J. (2005). Working set selection using
+       second order information for training support vector machines. JMLR 6, 1889–1918.
+
+    Examples
+    --------
+    >>> from lincls.datasets import logic_gate
+    >>> X, y = logic_gate("xor")
+    >>> svm = KernelSVM(kernel="rbf", gamma=1.0, C=10.0).fit(X, y)
+    >>> svm.predict(X).tolist() == y.tolist(), len(svm.support_)
+    (True, 4)
+    """
+
+    _parameter_constraints = {
+        **_KERNEL_CONSTRAINTS,
+        "C": [Interval(Real, 0, None, closed="right")],
+        "max_iter": [Interval(Integral, 1, None, closed="left")],
+        "tol": [Interval(Real, 0, None, closed="neither")],
+    }
+
+    def __init__(self, *, C=1.0, kernel="rbf", degree=3, gamma="scale", coef0=0.0,
+                 fit_intercept=True, max_iter=1_000_000, tol=1e-3):
+        self.C = C
+        self.kernel = kernel
+        self.degree = degree
+        self.gamma = gamma
+        self.coef0 = coef0
+        self.fit_intercept = fit_intercept
+        self.max_iter = max_iter
+        self.tol = tol
+
+    def fit(self, X, y):
+        """Solve the dual for samples ``X`` and labels ``y``; returns self."""
+        X, y = self._prepare(X, y)
+        K = self._lazy_kernel(X)
+        diag = _kernel_diagonal(X, K[3], K[4], K[5], K[6])
+        C = float(self.C)
+        alpha, grad = np.zeros(len(y)), -np.ones(len(y))
+        self.n_iter_, violation = _smo(alpha, grad, diag, y, C, bool(self.fit_intercept),
+                                       float(self.tol), int(self.max_iter), K)
+        self.converged_ = bool(violation <= self.tol)
+        b = 0.0
+        if self.fit_intercept:
+            # KKT: a free α_k (0 < α_k < C) sits on the margin, so b = -y_k ∇_k; without one,
+            # the middle of the interval the bounded multipliers allow (as libsvm does).
+            score = -y * grad
+            free = (alpha > 0) & (alpha < C)
+            if np.any(free):
+                b = float(np.mean(score[free]))
+            else:
+                up = ((y > 0) & (alpha < C)) | ((y < 0) & (alpha > 0))
+                low = ((y > 0) & (alpha > 0)) | ((y < 0) & (alpha < C))
+                hi = score[up].max() if np.any(up) else 0.0
+                lo = score[low].min() if np.any(low) else 0.0
+                b = 0.5 * float(hi + lo)
+        self._store_support(X, y, alpha, b)
+        # Σα - ½ αᵀQα with Qα = ∇ + 1: the dual objective from the gradient SMO keeps
+        self.objective_ = float(0.5 * (alpha.sum() - alpha @ grad))
+        if not self.converged_:
+            _warn(f"KernelSVM stopped after max_iter={self.max_iter} SMO steps with KKT "
+                  f"violation {violation:.3g} > tol={self.tol}; increase max_iter or tol.")
+        return self
+
+
+def _warn(message):
+    warnings.warn(message, ConvergenceWarning, stacklevel=3)

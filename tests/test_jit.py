@@ -1,0 +1,60 @@
+"""The compiled kernels give the results of the same functions run as plain Python.
+
+``NUMBA_DISABLE_JIT=1`` makes every ``@njit`` function run as the Python function the
+book shows; this file, run as a script, prints the results of a set of fits, and the
+test compares the compiled results with those of a subprocess that runs without JIT.
+"""
+
+import os
+import pickle
+import subprocess
+import sys
+import warnings
+
+import numpy as np
+
+
+def results():
+    from lincls.adaline import Adaline
+    from lincls.datasets import teacher_student
+    from lincls.stability import AdaTron, Minover
+
+    Xt, yt, _ = teacher_student(120, 6, noise=0.1, random_state=3)
+    out = {}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        Xs, ys, _ = teacher_student(60, 15, random_state=5)
+        for est in (Minover(tol=1e-3), AdaTron(), AdaTron(learning_rate=1.5)):
+            est.fit(Xs, ys)
+            out[repr(est)] = (est.coef_, est.embedding_strengths_, est.history_["lower"],
+                              est.history_["upper"], est.history_["step"])
+        for batch_size, decay in [(1, False), (7, True)]:
+            clf = Adaline(eta=0.01, batch_size=batch_size, eta_decay=decay, max_iter=5,
+                          random_state=0).fit(Xt, yt)
+            out[f"adaline-{batch_size}"] = (clf.coef_, clf.intercept_, clf.history_["loss"])
+    return out
+
+
+def test_compiled_equals_plain_python_bit_for_bit():
+    env = dict(os.environ, NUMBA_DISABLE_JIT="1")
+    plain = pickle.loads(subprocess.run([sys.executable, __file__], env=env, check=True,
+                                        capture_output=True, timeout=600).stdout)
+    compiled = results()
+    assert plain.keys() == compiled.keys()
+    for key, values in compiled.items():
+        for a, b in zip(values, plain[key], strict=True):
+            assert a.dtype == b.dtype and a.shape == b.shape, key
+            if key == "adaline-7":
+                # mini-batch steps use matrix products: NumPy's BLAS in Python, SciPy's
+                # BLAS (which numba calls) when compiled, which may round differently
+                np.testing.assert_allclose(a, b, rtol=1e-13, atol=1e-15, err_msg=key)
+            else:
+                assert a.tobytes() == b.tobytes(), key  # bit for bit, not just close
+    assert compiled["Minover()"][4][-1] > 1  # Minover ran many updates
+
+
+if __name__ == "__main__":
+    import numba
+
+    assert numba.config.DISABLE_JIT  # the plain Python functions run
+    sys.stdout.buffer.write(pickle.dumps(results()))

@@ -1,0 +1,178 @@
+"""The Pythons a reader may have, and the route without make (run by `make pythons`).
+
+The supported range is written once, in the Makefile (PY_MIN, PY_MAX); pyproject's
+``requires-python`` and the README must say the same. For every supported Python found on
+this machine, a fresh venv installs requirements.txt (and the test tools), runs the lincls
+tests and executes one chapter. A supported Python that is not on the machine is reported
+as skipped, never as passed. A Python below the range must make ``make book`` stop at once
+with one line. Finally, the README's commands for readers without make run, exactly as
+written, in a fresh clone.
+"""
+
+import os
+import re
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+pytestmark = pytest.mark.pythons
+
+
+def _makefile_range():
+    text = (ROOT / "Makefile").read_text()
+    lo = re.search(r"^PY_MIN := 3\.(\d+)$", text, re.M).group(1)
+    hi = re.search(r"^PY_MAX := 3\.(\d+)$", text, re.M).group(1)
+    return int(lo), int(hi)
+
+
+PY_MIN, PY_MAX = _makefile_range()
+
+
+def find_python(minor):
+    """A working ``python3.<minor>``: on PATH, else one that pyenv installed."""
+    candidates = [shutil.which(f"python3.{minor}")]
+    pyenv_root = os.environ.get("PYENV_ROOT", str(Path.home() / ".pyenv"))
+    candidates += sorted(Path(pyenv_root).glob(f"versions/3.{minor}.*/bin/python3.{minor}"),
+                         reverse=True)
+    for exe in filter(None, candidates):
+        probe = subprocess.run([str(exe), "-c", "import sys, venv; print(sys.version_info[1])"],
+                               capture_output=True, text=True)
+        if probe.returncode == 0 and probe.stdout.strip() == str(minor):
+            return str(exe)
+    return None
+
+
+def run(cmd, **kwargs):
+    result = subprocess.run(cmd, capture_output=True, text=True, **kwargs)
+    tail = (result.stdout + result.stderr)[-3000:]
+    assert result.returncode == 0, f"{cmd} failed ({result.returncode}):\n{tail}"
+    return result
+
+
+def test_one_range_everywhere():
+    pyproject = (ROOT / "pyproject.toml").read_text()
+    assert f'requires-python = ">=3.{PY_MIN}"' in pyproject
+    readme = (ROOT / "README.md").read_text()
+    assert f"Python 3.{PY_MIN}" in readme and f"3.{PY_MAX}" in readme
+
+
+@pytest.mark.parametrize("minor", range(PY_MIN - 2, PY_MIN))
+def test_an_older_python_stops_make_with_one_line(minor, tmp_path):
+    exe = find_python(minor)
+    if exe is None:
+        pytest.skip(f"python3.{minor} is not on this machine")
+    result = subprocess.run(["make", "book", f"PYTHON={exe}", f"VENV={tmp_path / 'venv'}"],
+                            cwd=ROOT, capture_output=True, text=True, timeout=60)
+    assert result.returncode != 0
+    lines = (result.stdout + result.stderr).strip().splitlines()
+    assert len(lines) == 1, lines
+    assert f"found Python 3.{minor}" in lines[0]
+    assert f"supports Python 3.{PY_MIN} to 3.{PY_MAX}" in lines[0]
+    assert "PYTHON=python3." in lines[0]
+    assert not (tmp_path / "venv").exists(), "make created a venv before refusing"
+
+
+@pytest.mark.parametrize("minor", range(PY_MIN, PY_MAX + 1))
+def test_supported_python(minor, tmp_path):
+    """A fresh venv on python3.<minor>: install, lincls tests, one chapter."""
+    if minor == sys.version_info[1]:
+        pytest.skip(f"python3.{minor} is this venv's Python: the main layers test it")
+    exe = find_python(minor)
+    if exe is None:
+        pytest.skip(f"python3.{minor} is not on this machine")
+    venv = tmp_path / "venv"
+    run([exe, "-m", "venv", str(venv)])
+    py = str(venv / "bin" / "python")
+    pip = [py, "-m", "pip", "install", "--quiet", "--disable-pip-version-check"]
+    run(pip + ["-r", "requirements.txt", "-r", "requirements-dev.txt"], cwd=ROOT, timeout=1800)
+    assert run([py, "-c", "import sys; print(sys.version_info[1])"]).stdout.strip() == str(minor)
+    # The lincls tests (the same selection as `make unit`), then one chapter executed.
+    run([py, "-m", "pytest", "-x", "-q", "-p", "no:cacheprovider"], cwd=ROOT, timeout=1800)
+    out = tmp_path / "perceptron.ipynb"
+    run([py, "-m", "jupytext", "--to", "ipynb", "--execute", "book/perceptron.md",
+         "-o", str(out)], cwd=ROOT, timeout=600)
+    assert '"output_type": "error"' not in out.read_text()
+
+
+def readme_block(name):
+    """The fenced block after ``<!-- no-make: name -->`` in the README, as command lines."""
+    readme = (ROOT / "README.md").read_text()
+    match = re.search(rf"<!-- no-make: {name} -->\n```\w+\n(.*?)```", readme, re.S)
+    assert match, f"README has no block marked <!-- no-make: {name} -->"
+    return [line.strip() for line in match.group(1).splitlines() if line.strip()]
+
+
+def test_windows_route_is_the_same_commands():
+    posix, windows = readme_block("posix"), readme_block("windows")
+    assert len(posix) == len(windows)
+    for p, w in zip(posix, windows):
+        if "activate" in p.lower():
+            assert "activate" in w.lower()
+        else:
+            assert p.replace("python3 ", "python ") == w
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def test_readme_route_without_make(tmp_path):
+    """The README's macOS/Linux commands, exactly as written, in a fresh clone."""
+    base_bin = Path(sys.base_prefix) / "bin"  # this machine's python3, not our venv's
+    commands = readme_block("posix")
+    assert commands[-1] == "jupyter lab", "the route ends by starting JupyterLab"
+    clone = tmp_path / "textbook"
+    run(["git", "clone", "--quiet", str(ROOT), str(clone)])
+    # A login-free shell with this machine's python3 first on PATH, nothing of ours.
+    path = f"{base_bin}:/usr/local/bin:/usr/bin:/bin"
+    env = {"PATH": path, "HOME": str(tmp_path / "home"), "LANG": "C.UTF-8",
+           "PIP_DISABLE_PIP_VERSION_CHECK": "1", "BROWSER": "true",
+           "JUPYTER_PORT": str(free_port()), "JUPYTER_TOKEN": "route-test"}
+    if "PIP_CACHE_DIR" in os.environ:
+        env["PIP_CACHE_DIR"] = os.environ["PIP_CACHE_DIR"]
+    else:
+        env["PIP_CACHE_DIR"] = str(Path.home() / ".cache" / "pip")
+    # Every command but the last, as one bash script that stops at the first failure.
+    script = "set -euo pipefail\n" + "\n".join(commands[:-1]) + "\n"
+    run(["bash", "-c", script], cwd=clone, env=env, timeout=2400)
+    assert (clone / "_build" / "html" / "book" / "perceptron.html").exists()
+    # The last command starts a server: start it as written, wait until it answers, stop it.
+    # CI runs as root, which Jupyter refuses unless told (a setting of this test's machine,
+    # not of the reader's command).
+    if os.geteuid() == 0:
+        config = tmp_path / "jupyter-config"
+        config.mkdir()
+        (config / "jupyter_server_config.json").write_text('{"ServerApp": {"allow_root": true}}')
+        env["JUPYTER_CONFIG_DIR"] = str(config)
+    server = subprocess.Popen(["bash", "-c", "source .venv/bin/activate\n" + commands[-1]],
+                              cwd=clone, env=env, stdout=subprocess.DEVNULL,
+                              stderr=subprocess.PIPE, text=True, start_new_session=True)
+    url = f"http://127.0.0.1:{env['JUPYTER_PORT']}/api/status?token=route-test"
+    try:
+        deadline = time.monotonic() + 120
+        while True:
+            try:
+                with urllib.request.urlopen(url, timeout=5) as response:
+                    assert response.status == 200
+                break
+            except OSError:
+                if server.poll() is not None or time.monotonic() > deadline:
+                    pytest.fail(f"`jupyter lab` did not answer: {server.stderr.read()[-2000:]}")
+                time.sleep(1)
+    finally:
+        if server.poll() is None:
+            os.killpg(server.pid, signal.SIGTERM)
+            try:
+                server.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                os.killpg(server.pid, signal.SIGKILL)
