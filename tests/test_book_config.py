@@ -1,5 +1,6 @@
 """The book's configuration: strict builds, the TOC, one place for the repository URL."""
 
+import re
 import shutil
 import subprocess
 import sys
@@ -7,6 +8,8 @@ from pathlib import Path
 
 import pytest
 import yaml
+
+from lincls.sphinxext.binder import split_md
 
 ROOT = Path(__file__).resolve().parents[1]
 JUPYTER_BOOK = Path(sys.executable).parent / "jupyter-book"
@@ -67,3 +70,37 @@ def test_a_chapter_that_raises_fails_the_build(tmp_path):
     assert result.returncode != 0, output[-2000:]
     assert "boom" in output
     assert not (tmp_path / "_build" / "html" / "book" / "index.html").exists()
+
+
+def one_page_book(tmp_path, body):
+    """A one-page book with our configuration; returns the build's CompletedProcess."""
+    shutil.copy(ROOT / "_config.yml", tmp_path / "_config.yml")
+    book = tmp_path / "book"
+    book.mkdir()
+    shutil.copy(ROOT / "book" / "references.bib", book / "references.bib")
+    header, macros, _ = split_md((ROOT / "book" / "preface.md").read_text())
+    (book / "index.md").write_text(header + macros + body)
+    (tmp_path / "_toc.yml").write_text("format: jb-book\nroot: book/index\n")
+    return subprocess.run(
+        [str(JUPYTER_BOOK), "build", str(tmp_path), "-n", "-W", "--keep-going"],
+        capture_output=True, text=True, timeout=300,
+    )
+
+
+HIDDEN = "```{code-cell} ipython3\n:tags: [remove-cell]\n%s\n```\n\n"
+
+
+def test_hidden_cells_run_before_the_prose_below_them(tmp_path):
+    """lincls.sphinxext.binder: a remove-cell cell runs before the {eval} roles after it
+    (as in JupyterLab's Run All), and a hidden cell at the end of a page runs too."""
+    body = ("# Page\n\n" + HIDDEN % "prose = {'n': 6 * 7}"
+            + "The answer is {eval}`prose['n']`.\n\n" + HIDDEN % "assert prose['n'] == 42")
+    result = one_page_book(tmp_path, body)
+    assert result.returncode == 0, (result.stdout + result.stderr)[-2000:]
+    html = (tmp_path / "_build" / "html" / "book" / "index.html").read_text()
+    assert "The answer is 42" in " ".join(re.sub(r"<[^>]+>", "", html).split())
+
+    failing = tmp_path / "failing"
+    failing.mkdir()
+    result = one_page_book(failing, "# Page\n\nText.\n\n" + HIDDEN % "raise RuntimeError('late')")
+    assert result.returncode != 0 and "late" in result.stdout + result.stderr
