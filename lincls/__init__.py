@@ -33,7 +33,10 @@ from .datasets import (
     teacher_student,
 )
 from .discriminant import LinearDiscriminant, is_linearly_separable
+from .kernels import KernelPerceptron, KernelSVM
 from .least_squares import HoKashyap, LeastSquares
+from .logistic import LogisticRegression
+from .margin import AveragedPerceptron, FisherDiscriminant, VotedPerceptron
 from .metrics import error_rate, generalization_error, stabilities
 from .multiclass import MulticlassPerceptron
 from .pca import PCA
@@ -48,7 +51,8 @@ __all__ = [
     # estimators, in the order of the book
     "LinearDiscriminant", "Perceptron", "Pocket", "ModifiedPerceptron", "Hebb", "Minover",
     "AdaTron", "Relaxation", "MulticlassPerceptron", "Adaline", "LeastSquares", "HoKashyap",
-    "PCA", "LinearSVM",
+    "PCA", "LinearSVM", "AveragedPerceptron", "VotedPerceptron", "FisherDiscriminant",
+    "LogisticRegression", "KernelPerceptron", "KernelSVM",
     # the bases every estimator builds on
     "LinearClassifier", "IterativeClassifier", "augment", "labels_to_signs",
     # data, measures and discriminant tools

@@ -18,7 +18,6 @@ from numbers import Integral, Real
 import numpy as np
 from scipy.linalg import LinAlgError, cho_factor, cho_solve
 from scipy.special import expit
-from sklearn.base import BaseEstimator
 from sklearn.utils._param_validation import Interval
 
 from ._base import LinearClassifier
@@ -153,8 +152,6 @@ class LogisticRegression(LinearClassifier):
         self.max_iter = max_iter
         self.tol = tol
 
-    def _validate_params(self):
-        BaseEstimator._validate_params(self)         # checks _parameter_constraints
 
     def _fit_augmented(self, X, y):
         C, bias = float(self.C), bool(self.fit_intercept)

@@ -138,8 +138,6 @@ class AveragedPerceptron(LinearClassifier):
         self.fit_intercept = fit_intercept
         self.max_iter = max_iter
 
-    def _validate_params(self):
-        BaseEstimator._validate_params(self)
 
     def _fit_augmented(self, X, y):
         W, c, errors = voted_perceptron_run(X, y, self.max_iter)
@@ -258,8 +256,6 @@ class FisherDiscriminant(LinearClassifier):
     def __init__(self, *, fit_intercept=True):
         self.fit_intercept = fit_intercept
 
-    def _validate_params(self):
-        BaseEstimator._validate_params(self)
 
     def _fit_augmented(self, X, y):
         X = X[:, 1:] if self.fit_intercept else X

@@ -13,10 +13,11 @@ class j, the true class gets +α x̃, the wrongly chosen class −α x̃, the ot
 import numpy as np
 from numba import njit
 from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.utils._param_validation import StrOptions
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from ._base import IterativeMixin, _check_flag, _check_positive, augment
+from ._base import MAX_ITER, POSITIVE, IterativeMixin, augment
 
 __all__ = [
     "MulticlassPerceptron",
@@ -278,6 +279,15 @@ class MulticlassPerceptron(IterativeMixin, ClassifierMixin, BaseEstimator):
     (True, (3, 2), ['b'])
     """
 
+    _parameter_constraints = {
+        "eta": [POSITIVE],
+        "correction": [StrOptions({"fixed", "absolute"})],
+        "fit_intercept": ["boolean"],
+        "max_iter": [MAX_ITER],
+        "shuffle": ["boolean"],
+        "random_state": ["random_state"],
+    }
+
     def __init__(self, *, eta=1.0, correction="fixed", fit_intercept=True, max_iter=1000,
                  shuffle=True, random_state=None):
         self.eta = eta
@@ -286,14 +296,6 @@ class MulticlassPerceptron(IterativeMixin, ClassifierMixin, BaseEstimator):
         self.max_iter = max_iter
         self.shuffle = shuffle
         self.random_state = random_state
-
-    def _check_params(self):
-        _check_positive("eta", self.eta)
-        _check_positive("max_iter", self.max_iter, integer=True)
-        if self.correction not in ("fixed", "absolute"):
-            raise ValueError(f'correction must be "fixed" or "absolute"; got {self.correction!r}.')
-        _check_flag("fit_intercept", self.fit_intercept)
-        _check_flag("shuffle", self.shuffle)
 
     def fit(self, X, y, *, callback=None):
         """Learn one weight vector per class from samples ``X`` and labels ``y``.
@@ -311,7 +313,7 @@ class MulticlassPerceptron(IterativeMixin, ClassifierMixin, BaseEstimator):
         -------
         self : object
         """
-        self._check_params()
+        self._validate_params()
         X, y = validate_data(self, X, y, dtype=np.float64)
         check_classification_targets(y)
         self.classes_, t = np.unique(y, return_inverse=True)
@@ -320,24 +322,23 @@ class MulticlassPerceptron(IterativeMixin, ClassifierMixin, BaseEstimator):
                              f"{len(self.classes_)} class: {self.classes_.tolist()}.")
         Z = augment(X) if self.fit_intercept else X
         W = np.zeros((len(self.classes_), Z.shape[1]))
-        self._fit_data, self._last_W, self._callback = (Z, t), W, callback
+        self._callback = callback
         try:
             self._run_epochs(W, Z, t)
         finally:
-            del self._fit_data, self._last_W, self._callback
+            del self._callback
         if self.fit_intercept:
             self.intercept_, self.coef_ = W[:, 0].copy(), W[:, 1:].copy()
         else:
             self.intercept_, self.coef_ = np.zeros(len(self.classes_)), W
         return self
 
-    def _epoch(self, W, Z, t):
-        mistakes = multiclass_epoch(W, Z, t, float(self.eta), self.correction == "absolute")
+    def _epoch(self, W, Z, t, order):
+        mistakes = multiclass_epoch(W, Z[order], t[order], float(self.eta),
+                                    self.correction == "absolute")
         return {"mistakes": mistakes}, mistakes == 0  # a clean sweep: all strictly right
 
-    def _not_converged_message(self):
-        Z, t = self._fit_data
-        W = self._last_W
+    def _not_converged_message(self, W, Z, t):
         return (f"MulticlassPerceptron ({self.correction}, eta={self.eta:g}) left "
                 f"{_count_errors(Z @ W.T, t)} training errors after max_iter={self.max_iter} "
                 "epochs; the classes may not be linearly separable.")

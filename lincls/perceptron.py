@@ -19,7 +19,7 @@ import numpy as np
 from numba import njit
 from scipy.optimize import nnls
 
-from ._base import IterativeClassifier, _check_flag, _check_positive, augment
+from ._base import MAX_ITER, POSITIVE, IterativeClassifier, augment
 from ._blas import one_blas_thread
 
 __all__ = [
@@ -333,6 +333,14 @@ class Perceptron(IterativeClassifier):
     (array([[3., 2.]]), array([-4.]))
     """
 
+    _parameter_constraints = {
+        **IterativeClassifier._parameter_constraints,
+        "eta": [POSITIVE],
+        "max_iter": [MAX_ITER],
+        "shuffle": ["boolean"],
+        "random_state": ["random_state"],
+    }
+
     def __init__(self, *, fit_intercept=True, eta=1.0, max_iter=1000, shuffle=True,
                  random_state=None):
         self.fit_intercept = fit_intercept
@@ -341,14 +349,8 @@ class Perceptron(IterativeClassifier):
         self.shuffle = shuffle
         self.random_state = random_state
 
-    def _validate_params(self):
-        super()._validate_params()
-        _check_positive("eta", self.eta)
-        _check_positive("max_iter", self.max_iter, integer=True)
-        _check_flag("shuffle", self.shuffle)
-
-    def _epoch(self, w, X, y):
-        mistakes = textbook_epoch(w, X, y, float(self.eta))
+    def _epoch(self, w, X, y, order):
+        mistakes = textbook_epoch(w, X[order], y[order], float(self.eta))
         return {"errors": mistakes}, mistakes == 0
 
     def _fit_augmented(self, X, y):
@@ -356,7 +358,7 @@ class Perceptron(IterativeClassifier):
         self.t_ = int(self.history_["errors"].sum())
         return w
 
-    def _not_converged_message(self):
+    def _not_converged_message(self, w, X, y):
         return (f"Perceptron did not separate the training data in max_iter={self.max_iter} "
                 "epochs (the data may not be linearly separable); increase max_iter or "
                 "use Pocket.")

@@ -22,8 +22,9 @@ take seconds.
 
 import numpy as np
 from numba import njit
+from sklearn.utils._param_validation import Interval, Real
 
-from ._base import LinearClassifier, _check_interval, _check_positive
+from ._base import MAX_ITER, IterativeClassifier, LinearClassifier
 from ._blas import one_blas_thread
 from .perceptron import max_margin
 
@@ -254,15 +255,6 @@ def signed_gram(X, y):
         return Z @ np.swapaxes(Z, -1, -2)
 
 
-def _history_dict(history):
-    """[(step, lower, upper[, updates]), ...] → dict of arrays."""
-    width = len(history[0]) if history else 3
-    arr = np.array(history, dtype=float).reshape(-1, width)
-    out = {"step": arr[:, 0].astype(int), "lower": arr[:, 1], "upper": arr[:, 2]}
-    out["updates"] = arr[:, 3].astype(int) if width == 4 else out["step"]
-    return out
-
-
 def _history_steps(max_iter, n_points=60):
     return set(np.unique(np.geomspace(1, max_iter, n_points).astype(int)).tolist())
 
@@ -472,13 +464,11 @@ def rosenblatt_batch(gram, n_features, *, max_epochs, order=None):
 # ----------------------------------------------------------------------------------------
 # Estimators
 # ----------------------------------------------------------------------------------------
-class _StabilityMixin:
-    """Validation shared by Minover and AdaTron."""
-
-    def _validate_params(self):
-        super()._validate_params()
-        _check_positive("max_iter", self.max_iter, integer=True)
-        _check_interval("tol", self.tol, 0, 1)
+_STABILITY_CONSTRAINTS = {
+    **IterativeClassifier._parameter_constraints,
+    "max_iter": [MAX_ITER],
+    "tol": [Interval(Real, 0, 1, closed="neither")],
+}
 
 
 class Hebb(LinearClassifier):
@@ -529,7 +519,7 @@ class Hebb(LinearClassifier):
         return hebb_weights(X, y)
 
 
-class Minover(_StabilityMixin, LinearClassifier):
+class Minover(IterativeClassifier):
     """Minover (Krauth & Mézard 1987): the perceptron of optimal stability.
 
     Defined in chapter "Optimal stability and Minover".
@@ -591,6 +581,8 @@ class Minover(_StabilityMixin, LinearClassifier):
     True
     """
 
+    _parameter_constraints = _STABILITY_CONSTRAINTS
+
     def __init__(self, *, fit_intercept=False, max_iter=100_000, tol=1e-3):
         self.fit_intercept = fit_intercept
         self.max_iter = max_iter
@@ -598,31 +590,41 @@ class Minover(_StabilityMixin, LinearClassifier):
 
     def _fit_augmented(self, X, y):
         n_samples, n_features = X.shape
-        gram = signed_gram(X, y)
-        fields, counts = np.zeros(n_samples), np.zeros(n_samples)
-        t, sq_norm = 0, 0.0
-        history = []
-        self.converged_ = False
-        for stop in sorted(_history_steps(self.max_iter) | {self.max_iter}):
-            t, sq_norm, lower, upper, done = minover_run(
-                fields, gram, counts, n_features, sq_norm, t, stop, float(self.tol))
-            history.append((t, lower, upper))
-            if done:
-                self.converged_ = True
-                break
-        self.n_iter_ = int(counts.sum())
-        self.stability_, self.stability_bound_ = float(lower), float(upper)
-        self.embedding_strengths_ = counts / n_features
-        self.history_ = _history_dict(history)
-        if not self.converged_:
-            self._not_converged(
-                f"Minover stopped after max_iter={self.max_iter} updates with stability "
-                f"{self.stability_:.4g} and bound {self.stability_bound_:.4g}; the data may "
-                "not be linearly separable. Increase max_iter or tol.")
-        return (counts * y) @ X / n_features
+        # an "epoch" runs to the next of about 60 log-spaced steps at which history_ records
+        self._stops = sorted(_history_steps(self.max_iter) | {self.max_iter})
+        state = {"fields": np.zeros(n_samples), "counts": np.zeros(n_samples), "t": 0,
+                 "sq_norm": 0.0, "gram": signed_gram(X, y), "X": X, "y": y}
+        try:
+            self._run_epochs(state, X, y)
+        finally:
+            del self._stops
+        self.n_iter_ = state["t"]
+        self.stability_ = float(self.history_["lower"][-1])
+        self.stability_bound_ = float(self.history_["upper"][-1])
+        self.embedding_strengths_ = state["counts"] / n_features
+        return self._callback_weights(state)
+
+    def _max_epochs(self):
+        return len(self._stops)
+
+    def _callback_weights(self, state):
+        X, y = state["X"], state["y"]
+        return (state["counts"] * y) @ X / X.shape[1]
+
+    def _epoch(self, state, X, y, order):
+        stop = next(s for s in self._stops if s > state["t"])
+        state["t"], state["sq_norm"], lower, upper, done = minover_run(
+            state["fields"], state["gram"], state["counts"], X.shape[1], state["sq_norm"],
+            state["t"], stop, float(self.tol))
+        return {"step": state["t"], "lower": lower, "upper": upper, "updates": state["t"]}, done
+
+    def _not_converged_message(self, state, X, y):
+        return (f"Minover stopped after max_iter={self.max_iter} updates with stability "
+                f"{self.history_['lower'][-1]:.4g} and bound {self.history_['upper'][-1]:.4g}; "
+                "the data may not be linearly separable. Increase max_iter or tol.")
 
 
-class AdaTron(_StabilityMixin, LinearClassifier):
+class AdaTron(IterativeClassifier):
     """AdaTron (Anlauf & Biehl 1989): the perceptron of optimal stability by dual ascent.
 
     Defined in chapter "Optimal stability and Minover".
@@ -685,44 +687,43 @@ class AdaTron(_StabilityMixin, LinearClassifier):
         tags.classifier_tags.poor_score = True
         return tags
 
+    _parameter_constraints = {**_STABILITY_CONSTRAINTS,
+                              "learning_rate": [Interval(Real, 0, 2, closed="neither")]}
+
     def __init__(self, *, fit_intercept=False, learning_rate=1.0, max_iter=1000, tol=1e-3):
         self.fit_intercept = fit_intercept
         self.learning_rate = learning_rate
         self.max_iter = max_iter
         self.tol = tol
 
-    def _validate_params(self):
-        super()._validate_params()
-        _check_interval("learning_rate", self.learning_rate, 0, 2)
-
     def _fit_augmented(self, X, y):
-        n_samples = X.shape[0]
         gram = signed_gram(X, y)
         if np.any(np.diag(gram) <= 0):  # an all-zero example: no w can stabilize it
             gram = gram + np.diag(np.where(np.diag(gram) <= 0, 1.0, 0.0))
-        strengths, fields = np.zeros(n_samples), np.zeros(n_samples)
-        history = []
-        self.converged_ = False
-        n_steps = 0
-        for sweep in range(1, self.max_iter + 1):
-            n_steps += adatron_sweep(strengths, fields, gram, float(self.learning_rate))
-            sq_norm = float(strengths @ fields)
-            lower, upper = (hull_bounds(fields, strengths, sq_norm) if sq_norm > 0
-                            else (-np.inf, np.inf))
-            history.append((sweep, lower, upper, n_steps))
-            if lower > 0 and lower >= (1.0 - self.tol) * upper:
-                self.converged_ = True
-                break
-        self.n_iter_ = sweep
-        self.stability_, self.stability_bound_ = lower, upper
-        self.embedding_strengths_ = strengths
-        self.history_ = _history_dict(history)
-        if not self.converged_:
-            self._not_converged(
-                f"AdaTron stopped after max_iter={self.max_iter} sweeps with stability "
-                f"{self.stability_:.4g}; the data may not be linearly separable. Increase "
-                "max_iter or tol.")
-        w = (strengths * y) @ X
-        if not np.any(w):  # degenerate data (e.g. all-zero inputs): any direction is as bad
-            w = np.zeros(X.shape[1])
-        return w
+        state = {"strengths": np.zeros(len(y)), "fields": np.zeros(len(y)), "gram": gram,
+                 "sweep": 0, "steps": 0, "X": X, "y": y}
+        self._run_epochs(state, X, y)
+        self.stability_ = float(self.history_["lower"][-1])
+        self.stability_bound_ = float(self.history_["upper"][-1])
+        self.embedding_strengths_ = state["strengths"]
+        return self._callback_weights(state)
+
+    def _callback_weights(self, state):
+        w = (state["strengths"] * state["y"]) @ state["X"]
+        return w if np.any(w) else np.zeros(len(w))  # degenerate data: any direction is as bad
+
+    def _epoch(self, state, X, y, order):
+        strengths, fields = state["strengths"], state["fields"]
+        state["sweep"] += 1
+        state["steps"] += adatron_sweep(strengths, fields, state["gram"],
+                                        float(self.learning_rate))
+        sq_norm = float(strengths @ fields)
+        lower, upper = (hull_bounds(fields, strengths, sq_norm) if sq_norm > 0
+                        else (-np.inf, np.inf))
+        return ({"step": state["sweep"], "lower": lower, "upper": upper,
+                 "updates": state["steps"]}, lower > 0 and lower >= (1.0 - self.tol) * upper)
+
+    def _not_converged_message(self, state, X, y):
+        return (f"AdaTron stopped after max_iter={self.max_iter} sweeps with stability "
+                f"{self.history_['lower'][-1]:.4g}; the data may not be linearly separable. "
+                "Increase max_iter or tol.")

@@ -22,8 +22,9 @@ margin. Two solvers are here:
 
 import numpy as np
 from scipy.linalg import LinAlgError, cho_factor, cho_solve
+from sklearn.utils._param_validation import Interval, Real, StrOptions
 
-from ._base import LinearClassifier, _check_positive
+from ._base import MAX_ITER, POSITIVE, LinearClassifier
 from ._blas import blas_threads_for
 
 __all__ = ["LinearSVM", "primal_objective", "dual_objective", "hinge_loss", "smo_pair_update"]
@@ -351,20 +352,20 @@ class LinearSVM(LinearClassifier):
     (1.0, [0, 1, 2, 3])
     """
 
+    _parameter_constraints = {
+        **LinearClassifier._parameter_constraints,
+        "C": [Interval(Real, 0, None, closed="right")],
+        "max_iter": [MAX_ITER],
+        "tol": [POSITIVE],
+        "solver": [StrOptions({"ipm", "smo"})],
+    }
+
     def __init__(self, *, C=1.0, fit_intercept=True, max_iter=1000, tol=1e-4, solver="ipm"):
         self.C = C
         self.fit_intercept = fit_intercept
         self.max_iter = max_iter
         self.tol = tol
         self.solver = solver
-
-    def _validate_params(self):
-        super()._validate_params()
-        _check_positive("C", self.C, allow_inf=True)
-        _check_positive("max_iter", self.max_iter, integer=True)
-        _check_positive("tol", self.tol)
-        if self.solver not in ("ipm", "smo"):
-            raise ValueError(f'solver must be "ipm" or "smo"; got {self.solver!r}.')
 
     def _fit_augmented(self, Xa, y):
         # The bias is not penalized, so the solvers take the raw inputs and b separately.
