@@ -26,6 +26,7 @@ from sklearn.utils._param_validation import Interval, Real
 
 from ._base import MAX_ITER, IterativeClassifier, LinearClassifier
 from ._blas import one_blas_thread
+from .kernels import kernel_perceptron_epoch
 from .perceptron import max_margin
 
 __all__ = [
@@ -90,18 +91,26 @@ def minover_step(fields, gram, counts, mu, n_features):
 
     μ is the least stable example, μ = argmin_ν E^ν. With w = (1/N) Σ_ν c^ν S^ν ξ^ν the
     update w ← w + S^μ ξ^μ / N adds one to the count c^μ and changes every field by
-    C_νμ / N: a rank-one change instead of a new X @ w. Arrays change in place.
+    C_νμ / N: a rank-one change instead of a new X @ w. The same pass finds the next
+    least stable example, which the step returns (the first one on ties, as
+    ``np.argmin``). Arrays change in place.
 
     Examples
     --------
     >>> gram = np.array([[2.0, 1.0], [1.0, 2.0]]); fields = np.array([0.5, 0.0])
     >>> counts = np.zeros(2)
     >>> minover_step(fields, gram, counts, int(np.argmin(fields)), 2)
+    0
     >>> fields.tolist(), counts.tolist()
     ([1.0, 1.0], [0.0, 1.0])
     """
     counts[mu] += 1  # w ← w + S^μ ξ^μ / N
-    fields += gram[mu] / n_features  # E^ν ← E^ν + S^ν S^μ ξ^ν · ξ^μ / N
+    row, least = gram[mu], 0
+    for nu in range(len(fields)):
+        fields[nu] += row[nu] / n_features  # E^ν ← E^ν + S^ν S^μ ξ^ν · ξ^μ / N
+        if fields[nu] < fields[least]:
+            least = nu
+    return least
 
 
 def hull_bounds(fields, strengths, sq_norm):
@@ -183,8 +192,8 @@ def minover_run(fields, gram, counts, n_features, sq_norm, t, stop, tol):
     (2, [1.0, 1.0])
     """
     lower, upper = -np.inf, np.inf
+    mu = np.argmin(fields)  # the least stable example
     while True:
-        mu = np.argmin(fields)  # the least stable example
         if t > 0:  # the certificate of the current w, after t updates
             norm = np.sqrt(sq_norm) if sq_norm > 0 else np.inf  # 0 only for zero examples
             lower, upper = fields[mu] / norm, norm * n_features / t
@@ -193,7 +202,7 @@ def minover_run(fields, gram, counts, n_features, sq_norm, t, stop, tol):
         if t == stop:
             return t, sq_norm, lower, upper, False
         sq_norm += 2.0 * fields[mu] / n_features + gram[mu, mu] / n_features**2
-        minover_step(fields, gram, counts, mu, n_features)
+        mu = minover_step(fields, gram, counts, mu, n_features)
         t += 1
 
 
@@ -294,51 +303,24 @@ def minover_batch(gram, n_features, *, max_iter, tol=None, record=False):
     """
     gram = np.asarray(gram, dtype=float)
     B, P, _ = gram.shape
-    rows = np.arange(B)
-    diag = gram[:, np.arange(P), np.arange(P)]
-    fields = np.zeros((B, P))
-    counts = np.zeros((B, P))
-    sq_norm = np.zeros(B)
-    n_iter = np.zeros(B, dtype=int)
-    active = np.ones(B, dtype=bool)
-    lower = np.full(B, -np.inf)
-    upper = np.full(B, np.inf)
-    steps = _history_steps(max_iter) if record else ()
-    history = []
-    for t in range(max_iter):
-        mu = np.argmin(fields, axis=1)
-        hmin = fields[rows, mu]
-        if t > 0 and (tol is not None or t in steps):  # bounds of w after t updates
-            norm = np.sqrt(sq_norm)
-            with np.errstate(divide="ignore", invalid="ignore"):
-                lower = np.where(active, hmin / norm, lower)
-            upper = np.where(active, norm * n_features / t, upper)
-            if t in steps:
-                history.append((t, lower.copy(), upper.copy()))
-            if tol is not None:
-                active &= ~((lower > 0) & (lower >= (1.0 - tol) * upper))
-                if not active.any():
-                    break
-        step = active / n_features
-        counts[rows, mu] += active
-        fields += step[:, None] * gram[rows, mu]
-        sq_norm += active * (2.0 * hmin / n_features + diag[rows, mu] / n_features**2)
-        n_iter += active
-    else:  # bounds of the final w
-        mu = np.argmin(fields, axis=1)
-        norm = np.sqrt(sq_norm)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            lower = np.where(active, fields[rows, mu] / norm, lower)
-        upper = np.where(active, norm * n_features / np.maximum(n_iter, 1), upper)
-        if record:
-            history.append((max_iter, lower.copy(), upper.copy()))
-        if tol is not None:
-            active &= ~((lower > 0) & (lower >= (1.0 - tol) * upper))
-    out = dict(counts=counts, fields=fields, sq_norm=sq_norm, n_iter=n_iter, lower=lower,
-               upper=upper, converged=~active if tol is not None else np.zeros(B, bool))
+    stops = sorted(_history_steps(max_iter) | {max_iter}) if record else [max_iter]
+    tol = -np.inf if tol is None else float(tol)  # -inf: the certificate never closes
+    fields, counts = np.zeros((B, P)), np.zeros((B, P))
+    sq_norm, n_iter = np.zeros(B), np.zeros(B, dtype=int)
+    lower, upper = np.zeros((len(stops), B)), np.zeros((len(stops), B))
+    converged = np.zeros(B, dtype=bool)
+    for b in range(B):  # the compiled single-set loop, one data set after the other
+        t, sq = 0, 0.0
+        for k, stop in enumerate(stops):
+            if not converged[b]:
+                t, sq, low, up, converged[b] = minover_run(fields[b], gram[b], counts[b],
+                                                           n_features, sq, t, stop, tol)
+            lower[k, b], upper[k, b] = low, up  # a stopped data set keeps its bounds
+        sq_norm[b], n_iter[b] = sq, t
+    out = dict(counts=counts, fields=fields, sq_norm=sq_norm, n_iter=n_iter, lower=lower[-1],
+               upper=upper[-1], converged=converged)
     if record:
-        out["history"] = (np.array([h[0] for h in history]),
-                          np.array([h[1] for h in history]), np.array([h[2] for h in history]))
+        out["history"] = (np.array(stops), lower, upper)
     return out
 
 
@@ -367,41 +349,29 @@ def adatron_batch(gram, *, max_iter, tol, learning_rate=1.0, record=False):
     """
     gram = np.asarray(gram, dtype=float)
     B, P, _ = gram.shape
-    diag = gram[:, np.arange(P), np.arange(P)].copy()
-    diag[diag <= 0] = 1.0  # a zero example can never be stabilized: it only grows
-    step_size = learning_rate / diag
-    strengths = np.zeros((B, P))
-    fields = np.zeros((B, P))
+    strengths, fields = np.zeros((B, P)), np.zeros((B, P))
     n_iter = np.zeros(B, dtype=int)
-    active = np.ones(B, dtype=bool)
-    lower = np.full(B, -np.inf)
-    upper = np.full(B, np.inf)
-    history = []
-    for sweep in range(1, max_iter + 1):
-        todo = ((strengths > 0) | (fields < 1.0)) & active[:, None]
-        for mu in np.flatnonzero(todo.any(axis=0)):
-            delta = np.maximum(-strengths[:, mu], step_size[:, mu] * (1.0 - fields[:, mu]))
-            delta *= todo[:, mu]
-            strengths[:, mu] += delta
-            fields += delta[:, None] * gram[:, mu]
-        n_iter += active
-        sq_norm = np.einsum("bp,bp->b", strengths, fields)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            norm = np.sqrt(sq_norm)
-            low = fields.min(axis=1) / norm
-            up = norm / strengths.sum(axis=1)
-        lower = np.where(active, low, lower)
-        upper = np.where(active, up, upper)
-        if record:
-            history.append((sweep, lower.copy(), upper.copy()))
-        active &= ~((lower > 0) & (lower >= (1.0 - tol) * upper))
-        if not active.any():
-            break
-    out = dict(strengths=strengths, fields=fields, n_iter=n_iter, lower=lower, upper=upper,
-               converged=~active)
+    lower, upper = np.full((max_iter, B), np.nan), np.full((max_iter, B), np.nan)
+    for b in range(B):  # the estimator's sweep, one data set after the other
+        g = gram[b].copy()
+        g[np.diag_indices(P)] = np.where(np.diag(g) <= 0, 1.0, np.diag(g))  # zero examples
+        for sweep in range(max_iter):
+            adatron_sweep(strengths[b], fields[b], g, learning_rate)
+            sq_norm = float(strengths[b] @ fields[b])
+            low, up = (hull_bounds(fields[b], strengths[b], sq_norm) if sq_norm > 0
+                       else (-np.inf, np.inf))
+            lower[sweep:, b], upper[sweep:, b] = low, up  # a stopped data set keeps its bounds
+            n_iter[b] = sweep + 1
+            if low > 0 and low >= (1.0 - tol) * up:
+                break
+    sweeps = int(n_iter.max()) if B else 0
+    lower, upper = lower[:sweeps], upper[:sweeps]
+    out = dict(strengths=strengths, fields=fields, n_iter=n_iter,
+               lower=lower[-1] if sweeps else np.zeros(B),
+               upper=upper[-1] if sweeps else np.zeros(B),
+               converged=(lower[-1] > 0) & (lower[-1] >= (1.0 - tol) * upper[-1]))
     if record:
-        out["history"] = (np.array([h[0] for h in history]),
-                          np.array([h[1] for h in history]), np.array([h[2] for h in history]))
+        out["history"] = (np.arange(1, sweeps + 1), lower, upper)
     return out
 
 
@@ -437,27 +407,19 @@ def rosenblatt_batch(gram, n_features, *, max_epochs, order=None):
     gram = np.asarray(gram, dtype=float)
     B, P, _ = gram.shape
     order = np.arange(P) if order is None else np.asarray(order)
-    counts = np.zeros((B, P))
-    fields = np.zeros((B, P))
+    counts, fields = np.zeros((B, P)), np.zeros((B, P))
     n_epochs = np.zeros(B, dtype=int)
     converged = np.zeros(B, dtype=bool)
+    signs = np.ones(P)  # the signed Gram matrix holds the labels already
     for b in range(B):  # the data sets make their mistakes at different times: one by one
-        f, c, g = fields[b, order], counts[b], gram[b][np.ix_(order, order)]
+        # the dual perceptron of chapter "Kernels" on the kernel C / N, all rows known
+        K = (gram[b] / n_features, np.ones(P, dtype=np.bool_), np.zeros((P, 1)), 0, 0.0, 0,
+             0.0, 0.0)
         for epoch in range(1, max_epochs + 1):
-            i, mistakes = 0, 0
-            while i < P:  # jump straight to the next mistake (E ≤ 0) in presentation order
-                j = i + int(np.argmax(f[i:] <= 0))
-                if f[j] > 0:
-                    break
-                c[order[j]] += 1  # w ← w + S^μ ξ^μ / N
-                f += g[j] / n_features
-                mistakes += 1
-                i = j + 1
             n_epochs[b] = epoch
-            if mistakes == 0:
+            if kernel_perceptron_epoch(counts[b], fields[b], signs, order, K) == 0:
                 converged[b] = True
                 break
-        fields[b, order] = f
     return dict(counts=counts, fields=fields, n_epochs=n_epochs, converged=converged)
 
 
