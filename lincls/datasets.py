@@ -14,6 +14,7 @@ from sklearn.utils import check_random_state
 
 __all__ = [
     "teacher_student",
+    "teacher_student_batch",
     "random_labels",
     "logic_gates",
     "logic_gate",
@@ -104,6 +105,42 @@ def teacher_student(n_samples, n_features, *, noise=0.0, inputs="gaussian", rand
     flip = rng.random_sample(n_samples) < noise
     y[flip] = -y[flip]
     return X, y, teacher
+
+
+def teacher_student_batch(n_samples, n_features, n_sets, *, noise=0.0, labels="teacher",
+                          random_state=0):
+    """``n_sets`` independent data sets of one shape, stacked for the batched kernels.
+
+    Defined in chapter "Reproducing and extending the Minover report". Data set r is
+    :func:`teacher_student` (or, with ``labels="random"``, :func:`random_labels`) with
+    ``random_state + r``, so any one of them can be regenerated on its own.
+
+    Returns
+    -------
+    X : ndarray of shape (n_sets, n_samples, n_features)
+    y : ndarray of shape (n_sets, n_samples), labels ±1 as floats
+    teachers : ndarray of shape (n_sets, n_features), or None for random labels
+
+    Examples
+    --------
+    >>> X, y, teachers = teacher_student_batch(30, 5, 4, random_state=7)
+    >>> X.shape, y.shape, teachers.shape
+    ((4, 30, 5), (4, 30), (4, 5))
+    >>> bool(np.all(X[2] == teacher_student(30, 5, random_state=9)[0]))
+    True
+    """
+    _check_count("n_sets", n_sets)
+    if labels not in ("teacher", "random"):
+        raise ValueError(f'labels must be "teacher" or "random"; got {labels!r}.')
+    if labels == "random":
+        sets = [random_labels(n_samples, n_features, random_state=random_state + r) + (None,)
+                for r in range(n_sets)]
+    else:
+        sets = [teacher_student(n_samples, n_features, noise=noise, random_state=random_state + r)
+                for r in range(n_sets)]
+    X = np.array([s[0] for s in sets])
+    y = np.array([s[1] for s in sets], dtype=float)
+    return X, y, None if labels == "random" else np.array([s[2] for s in sets])
 
 
 def random_labels(n_samples, n_features, *, random_state=None):

@@ -59,6 +59,7 @@ __all__ = [
     "learning_curves",
     "stability",
     "label_noise",
+    "holdout_learning_curves",
 ]
 
 
@@ -397,3 +398,52 @@ def _summarize(cells, names, keys):
         table[key] = stats["mean"].to_numpy()
         table[f"{key}_se"] = (stats["std"] / np.sqrt(stats["count"])).to_numpy()
     return table
+
+
+def holdout_learning_curves(estimators, X_train, y_train, X_test, y_test, sizes, *,
+                            n_repeats=5, seed=0, draw="random"):
+    """Mean training and test error of several estimators on training subsets.
+
+    Defined in chapter "Non-separable data" (and used in "Data preparation"). For each
+    size P in ``sizes``, ``n_repeats`` times: draw P training samples without replacement
+    (again, if they hold one class only), fit a fresh ``make()`` of every ``estimators``
+    entry on them, and measure E_in on those samples and E_out on the fixed test set.
+    All estimators see the same subsets. With ``draw="first"`` the subset is the first P
+    training samples (once; ``n_repeats`` and ``seed`` are not used).
+
+    Parameters
+    ----------
+    estimators : dict of name -> callable returning an unfitted estimator
+    draw : {"random", "first"}, default="random"
+
+    Returns
+    -------
+    e_in, e_out : dict of name -> ndarray of shape (len(sizes),)
+
+    Examples
+    --------
+    >>> from lincls.datasets import teacher_student
+    >>> from lincls.stability import Hebb
+    >>> X, y, _ = teacher_student(200, 5, random_state=0)
+    >>> e_in, e_out = holdout_learning_curves({"Hebb": Hebb}, X[:100], y[:100], X[100:],
+    ...                                       y[100:], [10, 100])
+    >>> bool(e_out["Hebb"][1] < e_out["Hebb"][0] < 0.5)
+    True
+    """
+    if draw not in ("random", "first"):
+        raise ValueError(f'draw must be "random" or "first"; got {draw!r}.')
+    if draw == "first":
+        n_repeats = 1
+    rng = np.random.default_rng(seed)
+    e_in = {name: np.zeros(len(sizes)) for name in estimators}
+    e_out = {name: np.zeros(len(sizes)) for name in estimators}
+    for k, n in enumerate(sizes):
+        for _ in range(n_repeats):
+            idx = np.arange(n) if draw == "first" else rng.choice(len(y_train), n, replace=False)
+            while draw == "random" and len(np.unique(y_train[idx])) < 2:  # one class: again
+                idx = rng.choice(len(y_train), size=n, replace=False)
+            for name, make in estimators.items():
+                clf = make().fit(X_train[idx], y_train[idx])
+                e_in[name][k] += (1 - clf.score(X_train[idx], y_train[idx])) / n_repeats
+                e_out[name][k] += (1 - clf.score(X_test, y_test)) / n_repeats
+    return e_in, e_out

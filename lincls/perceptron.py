@@ -33,6 +33,7 @@ __all__ = [
     "perceptron_trace",
     "max_margin",
     "novikoff_bound",
+    "data_radius",
 ]
 
 
@@ -246,6 +247,22 @@ def max_margin(X, y, *, fit_intercept=True):
     return w, float((Z @ w).min())
 
 
+def data_radius(X, *, fit_intercept=True):
+    """R = max_i |x̃_i|, the radius of the (augmented) samples in Novikoff's bound.
+
+    Defined in chapter "Convergence of the perceptron", eq. (novikoff).
+
+    Examples
+    --------
+    >>> data_radius(np.array([[3.0, 0.0], [0.0, 1.0]]), fit_intercept=False)
+    3.0
+    >>> round(data_radius(np.array([[3.0, 0.0]])), 6)   # |(1, 3, 0)| = √10
+    3.162278
+    """
+    X = np.asarray(X, dtype=float)
+    return float(np.max(np.linalg.norm(augment(X) if fit_intercept else X, axis=1)))
+
+
 def novikoff_bound(X, y, *, fit_intercept=True):
     """Novikoff's bound (R/γ)² on the number of perceptron updates, eq. (novikoff).
 
@@ -259,9 +276,7 @@ def novikoff_bound(X, y, *, fit_intercept=True):
     >>> round(bound, 9)
     1.0
     """
-    X = np.asarray(X, dtype=float)
-    Xa = augment(X) if fit_intercept else X
-    R = float(np.max(np.linalg.norm(Xa, axis=1)))
+    R = data_radius(X, fit_intercept=fit_intercept)
     _, gamma = max_margin(X, y, fit_intercept=fit_intercept)
     return float((R / gamma) ** 2)
 

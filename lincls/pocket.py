@@ -26,15 +26,21 @@ __all__ = ["Pocket", "ModifiedPerceptron", "training_errors", "pocket_compete", 
 def training_errors(X, y, w):
     """E_in as a count: the samples that ``sign(w · x̃)`` classifies wrongly.
 
-    Uses the prediction rule of every classifier of the book: activation > 0 predicts
-    +1, anything else -1.
+    Defined in chapter "Non-separable data". Uses the prediction rule of every classifier
+    of the book: activation > 0 predicts +1, anything else -1. ``w`` may be a stack of
+    weight vectors, one per row (a recorded run); then one count per row.
 
     Examples
     --------
-    >>> training_errors(np.array([[1.0, 2.0], [1.0, -1.0]]), np.array([1.0, 1.0]),
-    ...                 np.array([0.0, 1.0]))
+    >>> X, y = np.array([[1.0, 2.0], [1.0, -1.0]]), np.array([1.0, 1.0])
+    >>> training_errors(X, y, np.array([0.0, 1.0]))
     1
+    >>> training_errors(X, y, np.array([[0.0, 1.0], [1.0, 0.0]])).tolist()
+    [1, 0]
     """
+    w = np.asarray(w, dtype=float)
+    if w.ndim == 2:
+        return np.count_nonzero((w @ X.T > 0) != (y > 0), axis=1)
     return int(np.count_nonzero((X @ w > 0) != (y > 0)))
 
 

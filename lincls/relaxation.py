@@ -39,6 +39,7 @@ __all__ = [
     "Relaxation",
     "perceptron_criterion",
     "squared_criterion",
+    "squared_criterion_gradient",
     "relaxation_criterion",
     "relaxation_correction",
     "relaxation_epoch",
@@ -101,6 +102,20 @@ def squared_criterion(w, Z):
     5.0
     """
     return np.sum(np.minimum(_activations(w, Z), 0.0) ** 2, axis=-1)
+
+
+def squared_criterion_gradient(w, Z):
+    """The gradient ∇J_q(w) = 2 Σ_{w·z ≤ 0} (w · z) z of the squared criterion.
+
+    Defined in chapter "Criterion functions", eq. (squared-criterion).
+
+    Examples
+    --------
+    >>> Z = np.array([[1.0, 0.0], [0.0, 2.0]])
+    >>> squared_criterion_gradient(np.array([-1.0, 1.0]), Z)  # only z_1 counts
+    array([-2.,  0.])
+    """
+    return 2 * np.minimum(np.asarray(Z, dtype=float) @ w, 0.0) @ Z
 
 
 def relaxation_criterion(w, Z, b):

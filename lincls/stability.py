@@ -45,6 +45,7 @@ __all__ = [
     "rosenblatt_batch",
     "adatron_sweep",
     "minover_run",
+    "weights_from_counts",
 ]
 
 
@@ -204,6 +205,22 @@ def minover_run(fields, gram, counts, n_features, sq_norm, t, stop, tol):
         sq_norm += 2.0 * fields[mu] / n_features + gram[mu, mu] / n_features**2
         mu = minover_step(fields, gram, counts, mu, n_features)
         t += 1
+
+
+def weights_from_counts(counts, X, y, n_features):
+    """w = (1/N) Σ_μ c^μ S^μ ξ^μ from the counts of Minover or the Rosenblatt perceptron.
+
+    Defined in chapter "Reproducing and extending the Minover report". ``counts``, ``X``
+    and ``y`` may be batches (leading axis: the data set), as the ``*_batch`` kernels
+    return them.
+
+    Examples
+    --------
+    >>> weights_from_counts(np.array([2.0, 1.0]), np.eye(2), np.array([1.0, -1.0]), 2)
+    array([ 1. , -0.5])
+    """
+    counts, X, y = (np.asarray(a, dtype=float) for a in (counts, X, y))
+    return np.einsum("...p,...pn->...n", counts * y, X) / n_features
 
 
 def exact_optimal_stability(X, y, *, fit_intercept=False):

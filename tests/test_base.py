@@ -206,7 +206,8 @@ def test_every_iterative_estimator_runs_the_one_loop_with_a_callback(name):
     assert "_validate_params" not in vars(cls)  # scikit-learn's own, from _parameter_constraints
     X, y, _ = teacher_student(60, 5, random_state=1)
     seen = []
-    clf = cls(**({"eta": 0.2} if name == "Adaline" else {})).fit(X, y, callback=lambda epoch, w: seen.append((epoch, np.array(w))))
+    clf = cls(**({"eta": 0.2} if name == "Adaline" else {}))
+    clf.fit(X, y, callback=lambda epoch, w: seen.append((epoch, np.array(w))))
     assert clf.converged_
     assert [epoch for epoch, _ in seen] == list(range(1, len(seen) + 1))
     for key, values in clf.history_.items():
