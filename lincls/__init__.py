@@ -32,7 +32,7 @@ from .datasets import (
     random_labels,
     teacher_student,
 )
-from .discriminant import LinearDiscriminant, is_linearly_separable
+from .discriminant import LinearDiscriminant, is_linearly_separable, max_margin
 from .kernels import KernelPerceptron, KernelSVM
 from .least_squares import HoKashyap, LeastSquares
 from .logistic import LogisticRegression
@@ -40,7 +40,7 @@ from .margin import AveragedPerceptron, FisherDiscriminant, VotedPerceptron
 from .metrics import error_rate, generalization_error, stabilities
 from .multiclass import MulticlassPerceptron
 from .pca import PCA
-from .perceptron import Perceptron, max_margin, novikoff_bound
+from .perceptron import Perceptron, novikoff_bound
 from .pocket import ModifiedPerceptron, Pocket
 from .relaxation import Relaxation, fractional_correction
 from .stability import AdaTron, Hebb, Minover, exact_optimal_stability

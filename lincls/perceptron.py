@@ -17,10 +17,9 @@ floating-point operations in the same order: the activation is summed from left 
 
 import numpy as np
 from numba import njit
-from scipy.optimize import nnls
 
 from ._base import MAX_ITER, POSITIVE, IterativeClassifier, augment
-from ._blas import one_blas_thread
+from .discriminant import max_margin
 
 __all__ = [
     "Perceptron",
@@ -31,7 +30,6 @@ __all__ = [
     "next_mistake",
     "fast_epoch",
     "perceptron_trace",
-    "max_margin",
     "novikoff_bound",
     "data_radius",
 ]
@@ -186,65 +184,6 @@ def perceptron_trace(X, y, *, eta=1.0, max_iter=100, fit_intercept=True, w0=None
             break
     weights.append(w.copy())
     return np.array(weights), np.array(corrected, dtype=int)
-
-
-def max_margin(X, y, *, fit_intercept=True):
-    """The maximal-margin weights and their margin γ = max_w min_i y_i (w · x̃_i) / |w|.
-
-    Defined in chapter "Convergence of the perceptron". The margin is that of the
-    (augmented, when ``fit_intercept=True``) vectors the perceptron works with, so the
-    bias counts in |w|. The problem min |w|² subject to y_i (w · x̃_i) ≥ 1 is a
-    least-distance program; its dual is a non-negative least-squares problem
-    (Lawson & Hanson, *Solving Least Squares Problems*, ch. 23), solved exactly by
-    :func:`scipy.optimize.nnls`. Then γ = 1 / |w*|.
-
-    This is the book's one exact hard-margin solver: the optimal stability κ_opt of
-    Part III (:func:`lincls.stability.exact_optimal_stability`) and the hard-margin SVM
-    without bias of chapter "Support vector machines" are the same problem.
-    Labels ±1 are used as given (so a single class works); any other two labels are
-    mapped as by the estimators, the larger one to +1.
-
-    Returns
-    -------
-    w : ndarray of shape (n_features + fit_intercept,)
-        The unit-length maximal-margin weight vector (bias first).
-    gamma : float
-        Its margin, min_i y_i (w · x̃_i) (computed from w, so it is attained exactly).
-
-    Raises
-    ------
-    ValueError
-        If the data are not linearly separable (through the origin, when
-        ``fit_intercept=False``).
-
-    Examples
-    --------
-    >>> w, gamma = max_margin(np.array([[1.0, 1.0], [-1.0, -1.0]]), np.array([1, -1]),
-    ...                       fit_intercept=False)
-    >>> np.round(w, 6).tolist(), round(gamma, 6)
-    ([0.707107, 0.707107], 1.414214)
-    """
-    X = np.asarray(X, dtype=float)
-    y = np.asarray(y)
-    if not np.isin(y, (-1, 1)).all():
-        y = np.where(y == np.unique(y)[-1], 1, -1)
-    y = y.astype(float)
-    Z = y[:, None] * (augment(X) if fit_intercept else X)
-    # LDP: min |w| s.t. Z w >= 1  <=>  NNLS: min |E u - f|, u >= 0, E = [Z^T; 1^T], f = e_last
-    E = np.vstack([Z.T, np.ones(len(Z))])
-    f = np.zeros(E.shape[0])
-    f[-1] = 1.0
-    with one_blas_thread():  # small dense problem: threads cost more than they save
-        u, _ = nnls(E, f, maxiter=50 * sum(E.shape))
-    r = E @ u - f
-    if r[-1] > -1e-12:  # E u = f is solvable: the constraints are infeasible
-        raise ValueError("The data are not linearly separable: no maximal margin exists.")
-    w = -r[:-1] / r[-1]
-    margins = Z @ w
-    if margins.min() <= 0:
-        raise ValueError("The data are not linearly separable: no maximal margin exists.")
-    w /= np.linalg.norm(w)
-    return w, float((Z @ w).min())
 
 
 def data_radius(X, *, fit_intercept=True):

@@ -25,9 +25,9 @@ from numba import njit
 from sklearn.utils._param_validation import Interval, Real
 
 from ._base import MAX_ITER, IterativeClassifier, LinearClassifier
-from ._blas import one_blas_thread
+from ._blas import blas_threads_for
+from .discriminant import max_margin
 from .kernels import kernel_perceptron_epoch
-from .perceptron import max_margin
 
 __all__ = [
     "Hebb",
@@ -224,14 +224,14 @@ def weights_from_counts(counts, X, y, n_features):
 
 
 def exact_optimal_stability(X, y, *, fit_intercept=False):
-    """κ_opt and its weights exactly: :func:`lincls.perceptron.max_margin` in Part III's terms.
+    """κ_opt and its weights exactly: :func:`lincls.discriminant.max_margin` in Part III's terms.
 
     Defined in chapter "Optimal stability and Minover".
 
     The perceptron of optimal stability is u minimizing |u| subject to S^μ u · ξ^μ ≥ 1;
     then κ_opt = 1/|u|. This least-distance problem is the maximal-margin problem of
     chapter "Convergence of the perceptron", solved exactly (NNLS, Lawson & Hanson 1974,
-    ch. 23) by :func:`lincls.perceptron.max_margin`; this function only changes the
+    ch. 23) by :func:`lincls.discriminant.max_margin`; this function only changes the
     conventions: no bias by default, the weights scaled so that min_μ S^μ u · ξ^μ = 1,
     and ``-inf`` instead of an error on non-separable data. Used by the tests and the
     chapters as the reference optimum.
@@ -277,7 +277,7 @@ def signed_gram(X, y):
            [-1., 10.]])
     """
     Z = np.asarray(y, dtype=float)[..., None] * np.asarray(X, dtype=float)
-    with one_blas_thread():
+    with blas_threads_for(Z.size * Z.shape[-2]):
         return Z @ np.swapaxes(Z, -1, -2)
 
 

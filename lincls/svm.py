@@ -24,7 +24,7 @@ import numpy as np
 from scipy.linalg import LinAlgError, cho_factor, cho_solve
 from sklearn.utils._param_validation import Interval, Real, StrOptions
 
-from ._base import MAX_ITER, POSITIVE, LinearClassifier
+from ._base import MAX_ITER, POSITIVE, LinearClassifier, augment
 from ._blas import blas_threads_for
 
 __all__ = ["LinearSVM", "primal_objective", "dual_objective", "hinge_loss", "smo_pair_update"]
@@ -90,7 +90,8 @@ class _Iterate:
     def __init__(self, X, y, C, bias):
         n, d = X.shape
         self.X, self.y, self.C, self.bias, self.soft = X, y, C, bias, bool(np.isfinite(C))
-        self.Xa = np.hstack([X, np.ones((n, 1))]) if bias else X
+        self.Xa = augment(X) if bias else X               # the clamped input: b first
+        self.off = int(bias)                              # where w starts in (b, w)
         self.w, self.b = np.zeros(d), 0.0
         self.alpha = np.full(n, min(1.0, C / 2))
         self.s = np.ones(n)
@@ -116,8 +117,8 @@ class _Iterate:
         """
         self.D = self.s / self.alpha + (self.xi / self.eta if self.soft else 0.0)
         M = self.Xa.T @ (self.Xa / self.D[:, None])
-        d = self.X.shape[1]
-        M[np.arange(d), np.arange(d)] += 1.0          # ½|w|² penalizes w, not b
+        w_part = np.arange(self.off, len(M))
+        M[w_part, w_part] += 1.0                      # ½|w|² penalizes w, not b
         self.scale = 1.0 / np.sqrt(np.diag(M))
         M *= self.scale[:, None] * self.scale[None, :]
         try:
@@ -129,14 +130,14 @@ class _Iterate:
         """Newton direction for the targets s∘α = ξ∘η = 0 with residuals r_sa, r_xe.
 
         The per-sample unknowns ds, dξ, dη are eliminated; what is left is the system
-        (I₀ + X̃ᵀ D⁻¹ X̃) (dw, db) = rhs with D = s/α + ξ/η, then dα = D⁻¹ (g - y ∘ X̃ (dw, db)).
+        (I₀ + X̃ᵀ D⁻¹ X̃) (db, dw) = rhs with D = s/α + ξ/η, then dα = D⁻¹ (g - y ∘ X̃ (db, dw)).
         """
         y, alpha, s, xi, eta = self.y, self.alpha, self.s, self.xi, self.eta
         g = -self.r_p - r_sa / alpha + ((r_xe + xi * self.r_xi) / eta if self.soft else 0.0)
         rhs = self.Xa.T @ (y * g / self.D)
-        rhs[: len(self.w)] -= self.r_w
+        rhs[self.off:] -= self.r_w
         if self.bias:
-            rhs[-1] += self.r_b
+            rhs[0] += self.r_b
         dwb = self.scale * cho_solve(self.factor, self.scale * rhs)
         da = (g - y * (self.Xa @ dwb)) / self.D
         ds = (-r_sa - s * da) / alpha
@@ -158,9 +159,8 @@ class _Iterate:
         return t
 
     def move(self, t, dwb, da, ds, dxi, de):
-        d = len(self.w)
-        self.w = self.w + t * dwb[:d]
-        self.b = self.b + t * dwb[d] if self.bias else 0.0
+        self.w = self.w + t * dwb[self.off:]
+        self.b = self.b + t * dwb[0] if self.bias else 0.0
         self.alpha, self.s = self.alpha + t * da, self.s + t * ds
         if self.soft:
             self.xi, self.eta = self.xi + t * dxi, self.eta + t * de
