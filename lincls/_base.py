@@ -32,6 +32,8 @@ __all__ = ["LinearClassifier", "IterativeClassifier", "IterativeMixin", "StopFit
 def augment(X):
     """Return the augmented inputs x̃ = (1, x), one row per sample.
 
+    Defined in chapter "Linear discriminant functions".
+
     The constant first column is the "clamped input": its weight is the bias.
 
     Examples
@@ -46,12 +48,19 @@ def augment(X):
 def labels_to_signs(y, classes=None):
     """Map two labels to -1/+1; return ``(classes, signs)``.
 
+    Defined in chapter "Linear discriminant functions".
+
     ``classes`` is sorted as :func:`numpy.unique` sorts it, and ``classes[1]`` maps to +1.
 
     Raises
     ------
     ValueError
         If ``y`` does not hold exactly two distinct labels.
+
+    Examples
+    --------
+    >>> labels_to_signs(np.array(["no", "yes", "yes"]))
+    (array(['no', 'yes'], dtype='<U3'), array([-1.,  1.,  1.]))
     """
     if classes is None:
         classes = np.unique(y)
@@ -71,6 +80,8 @@ MAX_ITER = Interval(Integral, 1, None, closed="left")  # a positive integer
 
 class LinearClassifier(ClassifierMixin, BaseEstimator):
     """Base class: a two-class linear classifier ``sign(w · x + b)``.
+
+    Defined in chapter "Linear discriminant functions".
 
     Subclasses take keyword-only hyper-parameters (among them ``fit_intercept``) and
     implement ``_fit_augmented(X, y) -> w``. The base class validates, maps labels to
@@ -173,6 +184,8 @@ class LinearClassifier(ClassifierMixin, BaseEstimator):
 
 class StopFit(Exception):
     """Raised by an epoch that must end the fit unconverged (e.g. a diverging run).
+
+    Defined in chapter "Linear discriminant functions".
 
     The epoch leaves the state as it was before it; the message becomes the warning.
     """

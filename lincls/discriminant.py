@@ -18,6 +18,8 @@ __all__ = ["LinearDiscriminant", "is_linearly_separable", "separating_weights", 
 class LinearDiscriminant(LinearClassifier):
     """A linear discriminant g(x) = w · x + b with weights you choose, not learn.
 
+    Defined in chapter "Linear discriminant functions".
+
     Useful to check a hand-made solution, such as w = (1, 1), b = -1.5 for the AND gate.
 
     Parameters
@@ -61,6 +63,8 @@ class LinearDiscriminant(LinearClassifier):
 def separating_weights(X, y, *, fit_intercept=True):
     """Return weights w̃ with y_i (w̃ · x̃_i) >= 1 for every sample, or None if none exist.
 
+    Defined in chapter "Linear discriminant functions".
+
     Finite sets are linearly separable exactly when they are *absolutely* separable, and
     then some multiple of a separating w̃ meets every constraint with margin 1. So the
     linear program "find w̃ with y_i w̃ · x̃_i >= 1" is feasible exactly when the data are
@@ -73,6 +77,14 @@ def separating_weights(X, y, *, fit_intercept=True):
         Labels in {-1, +1} (a single class is allowed: it is always separable with a bias).
     fit_intercept : bool, default=True
         Allow a bias (affine hyperplane); False asks for a hyperplane through the origin.
+
+    Examples
+    --------
+    >>> from lincls.datasets import logic_gate
+    >>> X, y = logic_gate("and")
+    >>> w = separating_weights(X, y)
+    >>> bool(np.all(y * (augment(X) @ w) >= 1 - 1e-9)), separating_weights(*logic_gate("xor"))
+    (True, None)
     """
     X, y = check_X_y(X, y, dtype=np.float64)
     if not set(np.unique(y)) <= {-1.0, 1.0}:
@@ -91,6 +103,8 @@ def separating_weights(X, y, *, fit_intercept=True):
 
 def is_linearly_separable(X, y, *, fit_intercept=True):
     """Whether a hyperplane separates the two classes (see :func:`separating_weights`).
+
+    Defined in chapter "Linear discriminant functions".
 
     Examples
     --------

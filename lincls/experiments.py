@@ -64,7 +64,10 @@ __all__ = [
 
 
 class SweepError(RuntimeError):
-    """A cell of a sweep raised; the message names the grid point and the original error."""
+    """A cell of a sweep raised; the message names the grid point and the original error.
+
+    Defined in chapter "How to: sweeps on every core and on a cluster".
+    """
 
 
 # ----------------------------------------------------------------------------------------
@@ -72,6 +75,8 @@ class SweepError(RuntimeError):
 # ----------------------------------------------------------------------------------------
 def cell_seed(seed, position):
     """The seed of the cell at grid ``position`` (a tuple of indices) of a sweep.
+
+    Defined in chapter "How to: sweeps on every core and on a cluster".
 
     Examples
     --------
@@ -85,6 +90,8 @@ def cell_seed(seed, position):
 def random_state(seed):
     """A ``numpy.random.RandomState`` from an int or a ``SeedSequence``, for functions that
     take ``random_state`` (the estimators and :mod:`lincls.datasets`).
+
+    Defined in chapter "How to: sweeps on every core and on a cluster".
 
     Examples
     --------
@@ -123,6 +130,8 @@ def _fit_quietly(estimator, X, y):
 def hebb(alpha, N, seed, *, noise=0.0):
     """ε_g of Hebb's rule; theory: :func:`lincls.theory.hebb_error` (with ``noise``).
 
+    Defined in chapter "How to: sweeps on every core and on a cluster".
+
     Examples
     --------
     >>> sorted(hebb(2.0, 50, seed=0))
@@ -134,7 +143,16 @@ def hebb(alpha, N, seed, *, noise=0.0):
 
 def rosenblatt(alpha, N, seed, *, noise=0.0, max_iter=10_000):
     """ε_g of the Rosenblatt perceptron from w = 0, samples in order, run to zero training
-    error (or ``max_iter`` epochs); also its epochs, updates and whether it converged."""
+    error (or ``max_iter`` epochs); also its epochs, updates and whether it converged.
+
+    Defined in chapter "How to: sweeps on every core and on a cluster".
+
+    Examples
+    --------
+    >>> result = rosenblatt(2.0, 20, 0)
+    >>> sorted(result), result["converged"]
+    (['converged', 'epochs', 'eps_g', 'updates'], 1.0)
+    """
     X, y, teacher = _teacher_data(alpha, N, seed, noise)
     clf = Perceptron(fit_intercept=False, shuffle=False, max_iter=max_iter)
     converged = _fit_quietly(clf, X, y)
@@ -145,7 +163,16 @@ def rosenblatt(alpha, N, seed, *, noise=0.0, max_iter=10_000):
 def optimal_stability(alpha, N, seed):
     """ε_g and κ_opt of the perceptron of optimal stability, computed exactly
     (:func:`lincls.stability.exact_optimal_stability`, Minover's limit); theory:
-    :func:`lincls.theory.optimal_stability_error` and ``optimal_stability_overlap``."""
+    :func:`lincls.theory.optimal_stability_error` and ``optimal_stability_overlap``.
+
+    Defined in chapter "How to: sweeps on every core and on a cluster".
+
+    Examples
+    --------
+    >>> result = optimal_stability(2.0, 20, 0)
+    >>> sorted(result), bool(0 < result["eps_g"] < 0.5 and result["kappa"] > 0)
+    (['eps_g', 'kappa'], True)
+    """
     X, y, teacher = _teacher_data(alpha, N, seed)
     kappa, w = exact_optimal_stability(X, y)
     return {"eps_g": generalization_error(w, teacher), "kappa": kappa}
@@ -153,7 +180,16 @@ def optimal_stability(alpha, N, seed):
 
 def minover(alpha, N, seed, *, noise=0.0, max_iter=100_000, tol=1e-3):
     """ε_g and final stability κ_min of :class:`lincls.stability.Minover`, with its number
-    of updates and whether its certificate closed to ``tol``."""
+    of updates and whether its certificate closed to ``tol``.
+
+    Defined in chapter "How to: sweeps on every core and on a cluster".
+
+    Examples
+    --------
+    >>> result = minover(2.0, 20, 0, tol=1e-2)
+    >>> bool(result["converged"]), bool(0 < result["eps_g"] < 0.5)
+    (True, True)
+    """
     X, y, teacher = _teacher_data(alpha, N, seed, noise)
     clf = Minover(max_iter=max_iter, tol=tol)
     converged = _fit_quietly(clf, X, y)
@@ -163,7 +199,16 @@ def minover(alpha, N, seed, *, noise=0.0, max_iter=100_000, tol=1e-3):
 
 def adatron(alpha, N, seed, *, noise=0.0, max_iter=1000, tol=1e-3):
     """ε_g and final stability κ_min of :class:`lincls.stability.AdaTron`, with its number
-    of sweeps and whether its certificate closed to ``tol``."""
+    of sweeps and whether its certificate closed to ``tol``.
+
+    Defined in chapter "How to: sweeps on every core and on a cluster".
+
+    Examples
+    --------
+    >>> result = adatron(2.0, 20, 0)
+    >>> bool(result["converged"]), bool(0 < result["eps_g"] < 0.5)
+    (True, True)
+    """
     X, y, teacher = _teacher_data(alpha, N, seed, noise)
     clf = AdaTron(max_iter=max_iter, tol=tol)
     converged = _fit_quietly(clf, X, y)
@@ -173,7 +218,16 @@ def adatron(alpha, N, seed, *, noise=0.0, max_iter=1000, tol=1e-3):
 
 def learning_curves(alpha, N, seed, *, max_iter=10_000):
     """ε_g of Hebb, Rosenblatt (to zero training error) and optimal stability (exact), all
-    on the same data set; the data of the report's Fig. 1 at larger scale."""
+    on the same data set; the data of the report's Fig. 1 at larger scale.
+
+    Defined in chapter "How to: sweeps on every core and on a cluster".
+
+    Examples
+    --------
+    >>> result = learning_curves(2.0, 20, 0)
+    >>> sorted(result)
+    ['hebb', 'optimal_stability', 'rosenblatt', 'rosenblatt_converged', 'rosenblatt_epochs']
+    """
     X, y, teacher = _teacher_data(alpha, N, seed)
     rosen = Perceptron(fit_intercept=False, shuffle=False, max_iter=max_iter)
     converged = _fit_quietly(rosen, X, y)
@@ -186,9 +240,16 @@ def learning_curves(alpha, N, seed, *, max_iter=10_000):
 def stability(alpha, N, seed, *, teacher=True):
     """κ_opt, the exact optimal stability, for labels from a teacher or random labels.
 
+    Defined in chapter "How to: sweeps on every core and on a cluster".
+
     ``kappa`` is NaN when the data are not separable through the origin (the means skip
     it); ``separable`` is 1 or 0. Theory: ``lincls.theory.optimal_stability_overlap`` with
     a teacher, :func:`lincls.theory.gardner_stability` without.
+
+    Examples
+    --------
+    >>> round(stability(1.0, 20, 0)["kappa"], 3) > 0
+    True
     """
     if teacher:
         X, y, _ = _teacher_data(alpha, N, seed)
@@ -202,7 +263,16 @@ def stability(alpha, N, seed, *, teacher=True):
 def label_noise(alpha, N, seed, *, noise, max_iter=500):
     """ε_g against the clean teacher of Hebb's rule and of Minover with a budget of
     ``max_iter`` updates, on labels flipped with probability ``noise`` (the same data for
-    both). Theory for Hebb: ``lincls.theory.hebb_error(alpha, noise)``."""
+    both). Theory for Hebb: ``lincls.theory.hebb_error(alpha, noise)``.
+
+    Defined in chapter "How to: sweeps on every core and on a cluster".
+
+    Examples
+    --------
+    >>> result = label_noise(2.0, 20, 0, noise=0.1)
+    >>> sorted(result)
+    ['hebb', 'minover']
+    """
     X, y, teacher = _teacher_data(alpha, N, seed, noise)
     mino = Minover(max_iter=max_iter)
     _fit_quietly(mino, X, y)
@@ -280,6 +350,8 @@ def _write_atomically(table, path):
 def sweep(experiment, alpha, N, repetitions, *, params=None, seed=0, n_jobs=-1,
           progress=True, raw=False, save=None):
     """Run ``experiment`` on every cell of a grid, in parallel; return a tidy table.
+
+    Defined in chapter "How to: sweeps on every core and on a cluster".
 
     Parameters
     ----------

@@ -38,6 +38,8 @@ __all__ = ["kernel_matrix", "polynomial_feature_map", "KernelPerceptron", "Kerne
 def kernel_matrix(X, Z, *, kernel="rbf", gamma=1.0, degree=3, coef0=1.0):
     """The Gram matrix K(x_i, z_j), eq. (kernels-kernels), in ``sklearn.svm.SVC``'s parameters.
 
+    Defined in chapter "Kernels".
+
     ``"linear"``: x · z;  ``"poly"``: (γ x · z + c₀)^d;  ``"rbf"``: exp(-γ |x - z|²).
 
     Examples
@@ -66,6 +68,8 @@ def kernel_matrix(X, Z, *, kernel="rbf", gamma=1.0, degree=3, coef0=1.0):
 
 def polynomial_feature_map(X, *, degree=2, gamma=1.0, coef0=1.0):
     """The explicit feature map φ of the polynomial kernel: φ(x) · φ(z) = (γ x · z + c₀)^d.
+
+    Defined in chapter "Kernels".
 
     With u = (√c₀, √γ x), (u · v)^d expands into one monomial per multiset of d indices;
     a monomial that repeats indices with multiplicities k₁, k₂, … carries the multinomial
@@ -129,10 +133,20 @@ def _kernel_diagonal(X, kind, gamma, degree, coef0):
 def kernel_perceptron_epoch(alpha, f, y, order, K):
     """One epoch of the dual perceptron, eqs. (kernels-dual-mistake) and (kernels-dual-update).
 
+    Defined in chapter "Kernels".
+
     ``f`` holds the activations f_i = Σ_j α_j y_j K_ij of all samples. A mistake,
     y_i f_i ≤ 0, adds one to α_i, which adds y_i K_i· to every activation. ``K`` is a
     tuple (rows, done, X, kind, γ, d, c₀, shift) whose rows are computed on first use.
     Updates ``alpha`` and ``f`` in place; returns the number of mistakes.
+
+    Examples
+    --------
+    >>> X = np.array([[1.0, 0.0], [0.0, 1.0]]); y = np.array([1.0, -1.0])
+    >>> K = (X @ X.T, np.ones(2, dtype=np.bool_), X, 0, 1.0, 1, 0.0, 0.0)  # rows known
+    >>> alpha, f = np.zeros(2), np.zeros(2)
+    >>> kernel_perceptron_epoch(alpha, f, y, np.arange(2), K), alpha.tolist(), f.tolist()
+    (2, [1.0, 1.0], [1.0, -1.0])
     """
     mistakes = 0
     for i in order:
@@ -150,6 +164,8 @@ def kernel_perceptron_epoch(alpha, f, y, order, K):
 
 def kernel_dual_objective(alpha, K, y):
     """The SVM dual Σ_i α_i - ½ Σ_ij α_i α_j y_i y_j K_ij, eq. (kernels-svm-dual).
+
+    Defined in chapter "Kernels".
 
     Examples
     --------

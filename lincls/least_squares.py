@@ -254,7 +254,7 @@ class HoKashyap(IterativeClassifier):
         errors = int(np.count_nonzero(margins <= 0))
         if errors == 0:
             self.separable_ = True
-        elif np.all(e <= self.tol):  # e ≤ 0, e ≠ 0 (some Y a ≤ 0 < b): Theorem hk-certificate
+        elif np.all(e <= self.tol):  # e ≤ 0, e ≠ 0 (some Y a ≤ 0 < b): Theorem thm-hk-certificate
             self.separable_ = False
         return ({"error_norm": float(np.linalg.norm(e)), "errors": errors},
                 self.separable_ is not None)

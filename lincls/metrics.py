@@ -23,6 +23,8 @@ def _vector(name, w):
 def error_rate(y_true, y_pred):
     """The fraction of labels predicted wrongly, 1 - accuracy.
 
+    Defined in chapter "Binary classification".
+
     Examples
     --------
     >>> error_rate([1, -1, 1, 1], [1, 1, 1, -1])
@@ -71,6 +73,8 @@ def generalization_error(w, teacher):
 
 def stabilities(w, X, y):
     """κ^μ = y^μ (w · x^μ) / |w| for every sample: signed distances to the hyperplane.
+
+    Defined in chapter "Optimal stability and Minover".
 
     A sample is classified correctly when its stability is positive; the smallest
     stability is the margin of w on the data.

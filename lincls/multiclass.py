@@ -34,6 +34,8 @@ __all__ = [
 def multiclass_perceptron_update(W, z, true, wrong, alpha):
     """The multi-class perceptron correction (eq. ``multiclass-update``), in place.
 
+    Defined in chapter "Multi-category classification".
+
     w_true ← w_true + α z,  w_wrong ← w_wrong − α z,  every other row unchanged.
 
     Parameters
@@ -68,6 +70,8 @@ def multiclass_perceptron_update(W, z, true, wrong, alpha):
 def absolute_correction_threshold(W, z, true, wrong):
     """α* = (w_wrong − w_true) · z / (2 z · z) (eq. ``alpha-star``).
 
+    Defined in chapter "Multi-category classification".
+
     With α = α* the update leaves the two scores of z exactly tied; any α > α* puts the
     true class ahead of the wrongly chosen one.
 
@@ -83,6 +87,8 @@ def absolute_correction_threshold(W, z, true, wrong):
 @njit(cache=True)
 def absolute_correction_increment(W, z, true, wrong, eta=1.0):
     """The absolute-correction increment: the smallest multiple of η greater than α*.
+
+    Defined in chapter "Multi-category classification".
 
     With η = 1 this is Duda, Hart & Stork's "smallest integer greater than" α*.
 
@@ -157,6 +163,8 @@ def multiclass_epoch(W, Z, t, eta, absolute):
 def kesler_construction(X, y, n_classes=None):
     """Kesler's construction: turn a c-class problem into a two-class one in R^{c·d}.
 
+    Defined in chapter "Multi-category classification".
+
     A sample x of class i yields c − 1 vectors η_ij (j ≠ i), each made of c blocks of
     length d: block i holds x, block j holds −x, the others are zero. A linear machine
     W classifies x correctly exactly when vec(W) · η_ij > 0 for every j ≠ i, and the
@@ -218,6 +226,8 @@ def _count_errors(S, t):
 
 class MulticlassPerceptron(IterativeMixin, ClassifierMixin, BaseEstimator):
     """The multi-class perceptron: a linear machine trained by error correction.
+
+    Defined in chapter "Multi-category classification".
 
     Each class i has a weight vector w_i; a sample x is assigned to the class with the
     largest score g_i(x) = w_i · x̃. In a sweep over the samples, every sample whose true

@@ -157,6 +157,8 @@ def fast_epoch(w, X, y, eta, *, on_mistake=None):
 def perceptron_trace(X, y, *, eta=1.0, max_iter=100, fit_intercept=True, w0=None):
     """Record the textbook run (samples in order) update by update, for plots and demos.
 
+    Defined in chapter "The perceptron".
+
     Labels must be -1/+1. Returns ``(weights, corrected)``: ``weights[t]`` is the weight
     vector after t updates (``weights[0]`` the start ``w0``, zero by default) and
     ``corrected[t]`` the index of the sample corrected by update t + 1. With
@@ -222,6 +224,8 @@ def novikoff_bound(X, y, *, fit_intercept=True):
 
 class Perceptron(IterativeClassifier):
     """Rosenblatt's perceptron, trained by the textbook error-correcting loop.
+
+    Defined in chapter "The perceptron".
 
     Starting from w = 0, every epoch visits the samples (in order, or in a new random
     order when ``shuffle=True``) and corrects each mistake, y (w · x̃) ≤ 0, by

@@ -47,9 +47,18 @@ def training_errors(X, y, w):
 def pocket_compete(pocket, w, run, X, y, *, ratchet=True):
     """The retiring weights w (correct ``run`` times in a row) compete for the pocket.
 
+    Defined in chapter "Non-separable data".
+
     ``pocket`` is a dict with the pocket's weights ``"w"``, training errors ``"errors"``
     and run ``"run"``; it is updated in place when w wins. With the ratchet w must make
     fewer training errors; without it (Gallant's original rule) a longer run suffices.
+
+    Examples
+    --------
+    >>> X, y = np.array([[1.0, 2.0], [1.0, -1.0]]), np.array([1.0, -1.0])
+    >>> pocket = {"w": np.zeros(2), "errors": 2, "run": 0}
+    >>> pocket_compete(pocket, np.array([0.0, 1.0]), 3, X, y), pocket["errors"]
+    (True, 0)
     """
     if ratchet:
         errors = training_errors(X, y, w)
@@ -65,6 +74,8 @@ def pocket_compete(pocket, w, run, X, y, *, ratchet=True):
 
 class Pocket(Perceptron):
     """The pocket algorithm: a perceptron that keeps the best weights it has seen.
+
+    Defined in chapter "Non-separable data".
 
     The perceptron runs exactly as :class:`~lincls.perceptron.Perceptron` (same
     parameters, same updates). Each weight vector it visits competes for the pocket when
@@ -181,9 +192,16 @@ class Pocket(Perceptron):
 def best_helper(Z, i):
     """The sample that raises the margin of sample i most, for the modified perceptron.
 
+    Defined in chapter "Non-separable data".
+
     Updating with sample j changes the margin λ_i = z_i · w by η z_i · z_j (z = y x̃), so
     the best helper is j* = argmax_j z_i · z_j (the first one on ties). Sample i itself
     always helps (η |z_i|² > 0), but a longer, similar sample may help more.
+
+    Examples
+    --------
+    >>> best_helper(np.array([[1.0, 0.0], [2.0, 0.5], [0.0, 1.0]]), 0)
+    1
     """
     return int(np.argmax(Z @ Z[i]))
 
@@ -191,10 +209,19 @@ def best_helper(Z, i):
 def modified_update(w, Z, i, eta, update="best"):
     """Eq. (modified-update): the modified perceptron's step for problem sample i, in place.
 
+    Defined in chapter "Non-separable data".
+
     Sample i is a problem when its margin is small, λ_i = z_i · w < c |w|. Then w moves
     by η z_j with the helper j of :func:`best_helper` (``update="best"``, the prose of
     the perceptron-variants report) or j = i (``update="self"``, what its printed code
     does). Returns j.
+
+    Examples
+    --------
+    >>> Z = np.array([[1.0, 0.0], [2.0, 0.5], [0.0, 1.0]])
+    >>> w = np.zeros(2)
+    >>> modified_update(w, Z, 0, 0.5), w.tolist()
+    (1, [1.0, 0.25])
     """
     j = best_helper(Z, i) if update == "best" else i
     w += eta * Z[j]
@@ -203,6 +230,8 @@ def modified_update(w, Z, i, eta, update="best"):
 
 class ModifiedPerceptron(Perceptron):
     """The "modified perceptron" of the perceptron-variants report: one problem at a time.
+
+    Defined in chapter "Non-separable data".
 
     The weights start at random, uniformly in [-1, 1]. Each epoch visits the samples
     (in order or shuffled); a sample with margin y (w · x̃) < c |w| is a "problem", and

@@ -357,6 +357,8 @@ class Relaxation(IterativeClassifier):
 CorrectionResult = namedtuple("CorrectionResult", ["w", "n_iter", "converged", "errors"])
 CorrectionResult.__doc__ = """Result of :func:`fractional_correction`.
 
+Defined in chapter "Relaxation procedures".
+
 w : the augmented weights; n_iter : epochs run; converged : whether every sample ended
 with w · z > 0; errors : training errors at the end of each epoch."""
 

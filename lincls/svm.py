@@ -31,12 +31,22 @@ __all__ = ["LinearSVM", "primal_objective", "dual_objective", "hinge_loss", "smo
 
 
 def hinge_loss(margins):
-    """The hinge loss max(0, 1 - m) of functional margins m_i = y_i (w · x_i + b)."""
+    """The hinge loss max(0, 1 - m) of functional margins m_i = y_i (w · x_i + b).
+
+    Defined in chapter "Support vector machines".
+
+    Examples
+    --------
+    >>> hinge_loss(np.array([2.0, 1.0, 0.5, -1.0]))
+    array([0. , 0. , 0.5, 2. ])
+    """
     return np.maximum(0.0, 1.0 - margins)
 
 
 def primal_objective(w, b, X, y, C, *, feasibility_tol=1e-4):
     """The soft-margin objective ½|w|² + C Σ_i max(0, 1 - y_i (w · x_i + b)), eq. (svm-hinge).
+
+    Defined in chapter "Support vector machines".
 
     With ``C = inf`` this is the hard-margin objective ½|w|² when every margin is at least
     1 (up to ``feasibility_tol``), and inf otherwise.
@@ -59,6 +69,8 @@ def primal_objective(w, b, X, y, C, *, feasibility_tol=1e-4):
 
 def dual_objective(alpha, X, y):
     """The dual objective Σ_i α_i - ½ |Σ_i α_i y_i x_i|², eq. (svm-dual).
+
+    Defined in chapter "Support vector machines".
 
     By weak duality it is a lower bound of the primal objective for every feasible α
     (0 ≤ α_i ≤ C, Σ_i α_i y_i = 0); at the optimum the two are equal.
@@ -214,10 +226,19 @@ def _fit_ipm(X, y, C, bias, max_iter, tol):
 def smo_pair_update(alpha, grad, i, j, y, K_ii, K_jj, K_ij, C):
     """Optimize the dual over (α_i, α_j) along Σ α_k y_k = const, eq. (svm-smo).
 
+    Defined in chapter "Support vector machines".
+
     ``grad`` is the gradient of the dual objective to *minimize*, y_k f_k - 1 with
     f_k = w · x_k. Moving α_i by +y_i t and α_j by -y_j t keeps Σ α_k y_k fixed; the
     one-dimensional quadratic is minimized in t and clipped to the box 0 ≤ α ≤ C.
     Returns the new (α_i, α_j).
+
+    Examples
+    --------
+    >>> y = np.array([1.0, -1.0])                         # K = identity: K_ii = K_jj = 1
+    >>> alpha = np.zeros(2); grad = -np.ones(2)          # dual gradient at α = 0
+    >>> [float(a) for a in smo_pair_update(alpha, grad, 0, 1, y, 1.0, 1.0, 0.0, C=10.0)]
+    [1.0, 1.0]
     """
     curvature = max(K_ii + K_jj - 2.0 * K_ij, 1e-12)
     t = (y[j] * grad[j] - y[i] * grad[i]) / curvature       # unconstrained minimizer
@@ -277,6 +298,8 @@ def _fit_smo(X, y, C, bias, max_iter, tol):
 
 class LinearSVM(LinearClassifier):
     """The linear support vector machine with hard (``C=inf``) or soft margin.
+
+    Defined in chapter "Support vector machines".
 
     Minimizes ½|w|² + C Σ_i max(0, 1 - y_i (w · x_i + b)) over w and an unpenalized
     bias b, the problem of ``sklearn.svm.SVC(kernel="linear")``.
