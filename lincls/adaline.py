@@ -9,6 +9,8 @@ schedules of the chapter: full-batch gradient descent (``batch_size=None``), onl
 Widrow–Hoff LMS (``batch_size=1``) and mini-batch learning (``batch_size=k``).
 """
 
+import math
+
 import numpy as np
 from numba import njit
 
@@ -225,22 +227,23 @@ class Adaline(IterativeClassifier):
     def _epoch(self, state, X, y, order):
         w, step = state["w"], state["step"]
         state["epoch"] += 1
-        with np.errstate(over="ignore", invalid="ignore"):
-            if self.batch_size is None or self.batch_size >= len(y):
-                step += 1
-                w = adaline_step(w, X, y, self._learning_rate(step))
-            else:
-                w, step = lms_epoch(w, X[order], y[order], float(self.eta),
-                                    int(self.batch_size), bool(self.eta_decay), step)
-            loss = mse_loss(w, X, y)
-        if not (np.isfinite(loss) and np.all(np.isfinite(w))):
+        if self.batch_size is None or self.batch_size >= len(y):
+            step += 1
+            w = adaline_step(w, X, y, self._learning_rate(step))
+        else:
+            w, step = lms_epoch(w, X[order], y[order], float(self.eta),
+                                int(self.batch_size), bool(self.eta_decay), step)
+        loss = mse_loss(w, X, y)  # compiled: overflow gives inf or nan, never a warning
+        if not math.isfinite(loss):  # (an infinite or NaN weight makes the loss so too)
             raise StopFit(
                 f"Adaline diverged in epoch {state['epoch']}: the loss is no longer finite. "
                 f"The learning rate eta={self.eta!r} is too large for these data; lower it or "
                 "standardize the features. The last finite weights are kept.")
         state["w"], state["step"] = w, step
         errors = int(np.count_nonzero(y * (X @ w) <= 0))
-        return {"loss": loss, "errors": errors}, np.linalg.norm(mse_gradient(w, X, y)) <= self.tol
+        with np.errstate(over="ignore"):  # a huge but finite gradient: its norm may be inf
+            small = np.linalg.norm(mse_gradient(w, X, y)) <= self.tol
+        return {"loss": loss, "errors": errors}, small
 
     def _fit_augmented(self, X, y):
         state = self._run_epochs(self._init_weights(X, y), X, y)

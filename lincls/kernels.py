@@ -25,10 +25,9 @@ from numba import njit
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils._param_validation import Interval, StrOptions
-from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from ._base import IterativeMixin, labels_to_signs
+from ._base import IterativeMixin, check_targets, labels_to_signs
 from ._blas import blas_threads_for
 
 __all__ = ["kernel_matrix", "polynomial_feature_map", "KernelPerceptron", "KernelSVM",
@@ -332,7 +331,7 @@ class _KernelClassifier(ClassifierMixin, BaseEstimator):
     def _prepare(self, X, y):
         self._validate_params()
         X, y = validate_data(self, X, y, dtype=np.float64)
-        check_classification_targets(y)
+        check_targets(y)
         self.classes_, signs = labels_to_signs(y)
         if self.gamma == "scale":
             var = X.var()

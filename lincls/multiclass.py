@@ -14,10 +14,9 @@ import numpy as np
 from numba import njit
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils._param_validation import StrOptions
-from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from ._base import MAX_ITER, POSITIVE, IterativeMixin, augment
+from ._base import MAX_ITER, POSITIVE, IterativeMixin, augment, check_targets
 
 __all__ = [
     "MulticlassPerceptron",
@@ -325,7 +324,7 @@ class MulticlassPerceptron(IterativeMixin, ClassifierMixin, BaseEstimator):
         """
         self._validate_params()
         X, y = validate_data(self, X, y, dtype=np.float64)
-        check_classification_targets(y)
+        check_targets(y)
         self.classes_, t = np.unique(y, return_inverse=True)
         if len(self.classes_) < 2:
             raise ValueError(f"The labels must hold at least 2 classes; got "
