@@ -85,30 +85,31 @@ def minover_update(w, X, y):
 
 
 @njit(cache=True)
-def minover_step(fields, gram, counts, mu, n_features):
+def minover_step(fields, rows, counts, mu):
     """One Minover step (eq. ``minover``) on the fields E^ν = S^ν w · ξ^ν.
 
     Defined in chapter "Optimal stability and Minover".
 
     μ is the least stable example, μ = argmin_ν E^ν. With w = (1/N) Σ_ν c^ν S^ν ξ^ν the
     update w ← w + S^μ ξ^μ / N adds one to the count c^μ and changes every field by
-    C_νμ / N: a rank-one change instead of a new X @ w. The same pass finds the next
-    least stable example, which the step returns (the first one on ties, as
-    ``np.argmin``). Arrays change in place.
+    C_νμ / N: a rank-one change instead of a new X @ w. ``rows`` holds the rows of the
+    Gram matrix already divided by N, C / N. The same pass finds the next least stable
+    example, which the step returns (the first one on ties, as ``np.argmin``). Arrays
+    change in place.
 
     Examples
     --------
     >>> gram = np.array([[2.0, 1.0], [1.0, 2.0]]); fields = np.array([0.5, 0.0])
     >>> counts = np.zeros(2)
-    >>> minover_step(fields, gram, counts, int(np.argmin(fields)), 2)
+    >>> minover_step(fields, gram / 2, counts, int(np.argmin(fields)))
     0
     >>> fields.tolist(), counts.tolist()
     ([1.0, 1.0], [0.0, 1.0])
     """
     counts[mu] += 1  # w ← w + S^μ ξ^μ / N
-    row, least = gram[mu], 0
+    row, least = rows[mu], 0
     for nu in range(len(fields)):
-        fields[nu] += row[nu] / n_features  # E^ν ← E^ν + S^ν S^μ ξ^ν · ξ^μ / N
+        fields[nu] += row[nu]  # E^ν ← E^ν + S^ν S^μ ξ^ν · ξ^μ / N
         if fields[nu] < fields[least]:
             least = nu
     return least
@@ -193,6 +194,7 @@ def minover_run(fields, gram, counts, n_features, sq_norm, t, stop, tol):
     (2, [1.0, 1.0])
     """
     lower, upper = -np.inf, np.inf
+    rows = gram / n_features  # each field changes by C_νμ / N
     mu = np.argmin(fields)  # the least stable example
     while True:
         if t > 0:  # the certificate of the current w, after t updates
@@ -203,7 +205,7 @@ def minover_run(fields, gram, counts, n_features, sq_norm, t, stop, tol):
         if t == stop:
             return t, sq_norm, lower, upper, False
         sq_norm += 2.0 * fields[mu] / n_features + gram[mu, mu] / n_features**2
-        mu = minover_step(fields, gram, counts, mu, n_features)
+        mu = minover_step(fields, rows, counts, mu)
         t += 1
 
 
