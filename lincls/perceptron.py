@@ -17,6 +17,7 @@ floating-point operations in the same order: the activation is summed from left 
 
 import numpy as np
 from numba import njit
+from sklearn.utils._param_validation import validate_params
 
 from ._base import MAX_ITER, POSITIVE, IterativeClassifier, augment
 from .discriminant import max_margin
@@ -154,6 +155,11 @@ def fast_epoch(w, X, y, eta, *, on_mistake=None):
     return mistakes
 
 
+@validate_params(
+    {"X": ["array-like"], "y": ["array-like"], "eta": [POSITIVE], "max_iter": [MAX_ITER],
+     "fit_intercept": ["boolean"], "w0": ["array-like", None]},
+    prefer_skip_nested_validation=True,
+)
 def perceptron_trace(X, y, *, eta=1.0, max_iter=100, fit_intercept=True, w0=None):
     """Record the textbook run (samples in order) update by update, for plots and demos.
 

@@ -17,11 +17,12 @@ TOC = yaml.safe_load((ROOT / "_toc.yml").read_text())
 CHAPTERS = [ROOT / f"{c['file']}.md" for part in TOC["parts"] for c in part["chapters"]]
 BOOK = {path: path.read_text() for path in CHAPTERS if path.exists()}
 TITLES = {m.group(1) for text in BOOK.values() for m in re.finditer(r"^# (.+)$", text, re.M)}
-LABELS = {label for text in BOOK.values()
-          for match in re.finditer(r"\$\$ *\(([\w-]+)\)|:label: *([\w-]+)|^\(([\w-]+)\)=$", text, re.M)
+DEFINITION = re.compile(r"\$\$ *\(([\w-]+)\)|:label: *([\w-]+)|^\(([\w-]+)\)=$", re.M)
+LABELS = {label for text in BOOK.values() for match in DEFINITION.finditer(text)
           for label in match.groups() if label}
 
-MODULES = [importlib.import_module(f"lincls.{m.name}") for m in pkgutil.iter_modules(lincls.__path__)
+MODULES = [importlib.import_module(f"lincls.{m.name}")
+           for m in pkgutil.iter_modules(lincls.__path__)
            if m.name not in ("homework", "sphinxext", "_site", "_blas")]
 SOURCES = {module.__name__: inspect.getsource(module) for module in MODULES}
 

@@ -322,3 +322,11 @@ def test_callback_records_the_weights_after_every_epoch():
             warnings.simplefilter("ignore", ConvergenceWarning)
             np.testing.assert_array_equal(
                 w, Perceptron(shuffle=False, max_iter=epochs).fit(X, y).weights_)
+
+
+def test_perceptron_trace_validates_like_the_estimator():
+    X, y = logic_gate("and")
+    with pytest.raises(ValueError, match="'eta' parameter of perceptron_trace"):
+        perceptron_trace(X, y, eta=0.0)
+    with pytest.raises(ValueError, match="'max_iter' parameter of perceptron_trace"):
+        perceptron_trace(X, y, max_iter=0)
