@@ -32,12 +32,15 @@ from .datasets import (
     random_labels,
     teacher_student,
 )
-from .discriminant import LinearDiscriminant, is_linearly_separable
+from .discriminant import LinearDiscriminant, is_linearly_separable, max_margin
+from .kernels import KernelPerceptron, KernelSVM
 from .least_squares import HoKashyap, LeastSquares
+from .logistic import LogisticRegression
+from .margin import AveragedPerceptron, FisherDiscriminant, VotedPerceptron
 from .metrics import error_rate, generalization_error, stabilities
 from .multiclass import MulticlassPerceptron
 from .pca import PCA
-from .perceptron import Perceptron, max_margin, novikoff_bound
+from .perceptron import Perceptron, novikoff_bound
 from .pocket import ModifiedPerceptron, Pocket
 from .relaxation import Relaxation, fractional_correction
 from .stability import AdaTron, Hebb, Minover, exact_optimal_stability
@@ -48,7 +51,8 @@ __all__ = [
     # estimators, in the order of the book
     "LinearDiscriminant", "Perceptron", "Pocket", "ModifiedPerceptron", "Hebb", "Minover",
     "AdaTron", "Relaxation", "MulticlassPerceptron", "Adaline", "LeastSquares", "HoKashyap",
-    "PCA", "LinearSVM",
+    "PCA", "LinearSVM", "AveragedPerceptron", "VotedPerceptron", "FisherDiscriminant",
+    "LogisticRegression", "KernelPerceptron", "KernelSVM",
     # the bases every estimator builds on
     "LinearClassifier", "IterativeClassifier", "augment", "labels_to_signs",
     # data, measures and discriminant tools

@@ -21,15 +21,18 @@ import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils import check_random_state
+from sklearn.utils._param_validation import Integral, Interval, Real
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-__all__ = ["LinearClassifier", "IterativeClassifier", "IterativeMixin", "augment",
-           "labels_to_signs"]
+__all__ = ["LinearClassifier", "IterativeClassifier", "IterativeMixin", "StopFit", "augment",
+           "labels_to_signs", "check_targets"]
 
 
 def augment(X):
     """Return the augmented inputs x̃ = (1, x), one row per sample.
+
+    Defined in chapter "Linear discriminant functions".
 
     The constant first column is the "clamped input": its weight is the bias.
 
@@ -45,12 +48,19 @@ def augment(X):
 def labels_to_signs(y, classes=None):
     """Map two labels to -1/+1; return ``(classes, signs)``.
 
+    Defined in chapter "Linear discriminant functions".
+
     ``classes`` is sorted as :func:`numpy.unique` sorts it, and ``classes[1]`` maps to +1.
 
     Raises
     ------
     ValueError
         If ``y`` does not hold exactly two distinct labels.
+
+    Examples
+    --------
+    >>> labels_to_signs(np.array(["no", "yes", "yes"]))
+    (array(['no', 'yes'], dtype='<U3'), array([-1.,  1.,  1.]))
     """
     if classes is None:
         classes = np.unique(y)
@@ -62,40 +72,39 @@ def labels_to_signs(y, classes=None):
     return classes, np.where(y == classes[1], 1.0, -1.0)
 
 
-def _check_positive(name, value, *, allow_inf=False, integer=False):
-    """Raise ValueError unless ``value`` is a positive (integer) number."""
-    ok_type = (int, np.integer) if integer else (int, float, np.integer, np.floating)
-    if isinstance(value, bool) or not isinstance(value, ok_type) or not value > 0:
-        kind = "a positive integer" if integer else "a positive number"
-        raise ValueError(f"{name} must be {kind}; got {value!r}.")
-    if not allow_inf and not np.isfinite(value):
-        raise ValueError(f"{name} must be finite; got {value!r}.")
+#: Hyper-parameter constraints shared by many estimators, in scikit-learn's vocabulary.
+POSITIVE = Interval(Real, 0, None, closed="neither")  # a finite number > 0
+NON_NEGATIVE = Interval(Real, 0, None, closed="left")  # a finite number ≥ 0
+MAX_ITER = Interval(Integral, 1, None, closed="left")  # a positive integer
 
 
-def _check_flag(name, value):
-    """Raise ValueError unless ``value`` is True or False."""
-    if not isinstance(value, (bool, np.bool_)):
-        raise ValueError(f"{name} must be True or False; got {value!r}.")
+def check_targets(y):
+    """scikit-learn's ``check_classification_targets``, skipped where its answer is known.
 
+    Defined in chapter "Linear discriminant functions". Labels that are booleans,
+    integers, strings or whole-number floats are class labels (scikit-learn's
+    ``type_of_target`` calls them binary or multiclass); anything else (fractional
+    floats, objects) goes through scikit-learn's check, which rejects continuous targets
+    with its own message. The shortcut saves most of the cost of fitting a small data set.
 
-def _check_interval(name, value, low, high, *, closed=(False, False)):
-    """Raise ValueError unless ``value`` is a real number in the interval (low, high).
-
-    ``closed`` says which ends belong to the interval; ``high=np.inf`` with an open
-    right end asks for a finite number.
+    Examples
+    --------
+    >>> check_targets(np.array([1.0, -1.0]))
+    >>> check_targets(np.array([0.5, 1.0]))
+    Traceback (most recent call last):
+    ...
+    ValueError: Unknown label type: continuous. ...
     """
-    is_number = isinstance(value, (int, float, np.integer, np.floating))
-    inside = is_number and not isinstance(value, bool) and (
-        (low <= value if closed[0] else low < value)
-        and (value <= high if closed[1] else value < high))
-    if not inside:
-        left, right = "[" if closed[0] else "(", "]" if closed[1] else ")"
-        raise ValueError(f"{name} must be a number in the interval {left}{low}, {high}{right}; "
-                         f"got {value!r}.")
+    kind = y.dtype.kind
+    if kind in "biuSU" or kind == "f" and np.array_equal(y, np.round(y)):
+        return
+    check_classification_targets(y)
 
 
 class LinearClassifier(ClassifierMixin, BaseEstimator):
     """Base class: a two-class linear classifier ``sign(w · x + b)``.
+
+    Defined in chapter "Linear discriminant functions".
 
     Subclasses take keyword-only hyper-parameters (among them ``fit_intercept``) and
     implement ``_fit_augmented(X, y) -> w``. The base class validates, maps labels to
@@ -114,6 +123,7 @@ class LinearClassifier(ClassifierMixin, BaseEstimator):
     """
 
     fit_intercept = True
+    _parameter_constraints = {"fit_intercept": ["boolean"]}
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -123,10 +133,6 @@ class LinearClassifier(ClassifierMixin, BaseEstimator):
     # -- the one method an algorithm writes --------------------------------------------
     def _fit_augmented(self, X, y):  # pragma: no cover - abstract
         raise NotImplementedError
-
-    def _validate_params(self):
-        """Check hyper-parameters; subclasses extend it."""
-        _check_flag("fit_intercept", self.fit_intercept)
 
     # -- shared machinery -------------------------------------------------------------
     def fit(self, X, y):
@@ -146,7 +152,7 @@ class LinearClassifier(ClassifierMixin, BaseEstimator):
         """
         self._validate_params()
         X, y = validate_data(self, X, y, dtype=np.float64)
-        check_classification_targets(y)
+        check_targets(y)
         self.classes_, signs = labels_to_signs(y)
         Xa = augment(X) if self.fit_intercept else X
         w = np.asarray(self._fit_augmented(Xa, signs), dtype=float)
@@ -199,6 +205,15 @@ class LinearClassifier(ClassifierMixin, BaseEstimator):
         warnings.warn(message, ConvergenceWarning, stacklevel=4)
 
 
+class StopFit(Exception):
+    """Raised by an epoch that must end the fit unconverged (e.g. a diverging run).
+
+    Defined in chapter "Linear discriminant functions".
+
+    The epoch leaves the state as it was before it; the message becomes the warning.
+    """
+
+
 class IterativeMixin:
     """The one training loop of every iterative estimator of the book.
 
@@ -208,35 +223,56 @@ class IterativeMixin:
     ``max_iter``, ``n_iter_``, ``history_``, ``converged_``, the ConvergenceWarning and
     the per-epoch ``callback`` of ``fit``. An algorithm supplies
 
-    * ``_epoch(w, X, y) -> (values, done)``: one pass over the samples in the order given,
-      updating the weights ``w`` in place; ``values`` is a dict of numbers for
-      ``history_``, ``done`` says whether the algorithm has converged;
-    * ``_not_converged_message()``, the text of the warning.
+    * ``_epoch(state, X, y, order) -> (values, done)``: one pass over the samples
+      ``X[order], y[order]`` (``order`` is a permutation, or ``slice(None)`` for the
+      given order), updating ``state`` (the weights w, or whatever the algorithm keeps,
+      such as dual variables) in place; ``values`` is a dict of numbers for
+      ``history_``, ``done`` says whether the algorithm has converged. An epoch that
+      must stop the fit unconverged raises :class:`StopFit`;
+    * ``_not_converged_message(state, X, y)``, the text of the warning;
+    * ``_callback_weights(state)`` when the state is not the weight vector: the weights
+      the fit would return if it stopped now, which the callback sees.
     """
 
     _callback = None
 
-    def _run_epochs(self, w, X, y):
-        """Run ``_epoch`` until it reports convergence or ``max_iter`` epochs; return w."""
-        rng = check_random_state(getattr(self, "random_state", None))
+    def _max_epochs(self):
+        return self.max_iter
+
+    def _callback_weights(self, state):
+        return state
+
+    def _run_epochs(self, state, X, y, rng=None):
+        """Run ``_epoch`` until it reports convergence or the epochs run out; return state.
+
+        ``rng`` continues a generator the algorithm has drawn from (a random start);
+        by default a new one is made from ``random_state``.
+        """
+        if rng is None:
+            rng = check_random_state(getattr(self, "random_state", None))
         shuffle = getattr(self, "shuffle", False)
         history = {}
-        self.converged_ = False
-        for epoch in range(1, self.max_iter + 1):
+        self.converged_, stopped, epoch = False, None, 0
+        while epoch < self._max_epochs():
             order = rng.permutation(len(y)) if shuffle else slice(None)
-            values, done = self._epoch(w, X[order], y[order])
+            try:
+                values, done = self._epoch(state, X, y, order)
+            except StopFit as stop:
+                stopped = str(stop)
+                break
+            epoch += 1
             for key, value in values.items():
                 history.setdefault(key, []).append(value)
             if self._callback is not None:
-                self._callback(epoch, w)
+                self._callback(epoch, self._callback_weights(state))
             if done:
                 self.converged_ = True
                 break
         self.n_iter_ = epoch
         self.history_ = {key: np.asarray(v) for key, v in history.items()}
         if not self.converged_:
-            self._not_converged(self._not_converged_message())
-        return w
+            self._not_converged(stopped or self._not_converged_message(state, X, y))
+        return state
 
     def _not_converged(self, message):
         """Mark the fit as not converged and warn, as every bounded fit must."""
@@ -248,7 +284,9 @@ class IterativeClassifier(IterativeMixin, LinearClassifier):
     """Base class of the two-class classifiers trained epoch by epoch (see IterativeMixin).
 
     Defined in chapter "Linear discriminant functions". A subclass supplies ``_epoch``,
-    ``_not_converged_message`` and, if the start is not w = 0, ``_init_weights(X, y)``.
+    ``_not_converged_message`` and, if the start is not w = 0, ``_init_weights(X, y)``;
+    an algorithm that prepares its data first overrides ``_fit_augmented`` and calls
+    ``_run_epochs`` itself.
     """
 
     def fit(self, X, y, *, callback=None):
@@ -261,7 +299,8 @@ class IterativeClassifier(IterativeMixin, LinearClassifier):
         X : array-like of shape (n_samples, n_features)
         y : array-like of shape (n_samples,)
         callback : callable or None
-            Called as ``callback(epoch, w)`` after each epoch (epoch counts from 1).
+            Called as ``callback(epoch, w)`` after each epoch (epoch counts from 1); ``w``
+            is updated in place, so copy it to record it.
 
         Returns
         -------

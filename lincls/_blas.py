@@ -1,12 +1,13 @@
-"""Small dense linear algebra on one BLAS thread.
+"""The one BLAS-thread rule of lincls: small dense linear algebra on one thread.
 
-Used by ``lincls.pca``, ``lincls.svm``, ``lincls.multiclass``, ``lincls.perceptron``
-(``max_margin`` and large fits) and ``lincls.stability`` (``signed_gram``). Their BLAS calls
-are small (matrices of size n_features); splitting such a call over several threads
-costs more in start-up and synchronization than it saves, and on a busy machine the
-threads of many processes compete for the same cores. Below about 10⁹ floating-point
-operations a fit therefore runs on one BLAS thread; larger fits keep the library's
-default.
+Splitting a small BLAS call over several threads costs more in start-up and
+synchronization than it saves, and on a busy machine the threads of many processes
+compete for the same cores. Every dense computation of the package (``max_margin``,
+``signed_gram``, the pocket, PCA, the SVM, logistic regression, kernel matrices) runs
+inside :func:`blas_threads_for` with an estimate of its floating-point operations: below
+about 10⁹ it runs on one BLAS thread, larger work keeps the library's default. The
+sweeps of :mod:`lincls.experiments` run each cell on one thread (:func:`one_blas_thread`)
+because they use the cores by running cells side by side.
 """
 
 from contextlib import contextmanager, nullcontext

@@ -9,11 +9,12 @@ schedules of the chapter: full-batch gradient descent (``batch_size=None``), onl
 Widrow–Hoff LMS (``batch_size=1``) and mini-batch learning (``batch_size=k``).
 """
 
+import math
+
 import numpy as np
 from numba import njit
-from sklearn.utils import check_random_state
 
-from ._base import LinearClassifier, _check_flag, _check_interval, _check_positive
+from ._base import MAX_ITER, NON_NEGATIVE, POSITIVE, IterativeClassifier, StopFit
 
 __all__ = ["Adaline", "mse_loss", "mse_gradient", "adaline_step", "widrow_hoff_update",
            "lms_epoch"]
@@ -113,7 +114,7 @@ def lms_epoch(w, X, y, eta, batch_size, eta_decay=False, step=0):
     return w, step
 
 
-class Adaline(LinearClassifier):
+class Adaline(IterativeClassifier):
     """Adaline (ADAptive LINear Element): gradient descent on the squared error.
 
     Defined in chapter "Adaline and gradient descent".
@@ -191,6 +192,17 @@ class Adaline(LinearClassifier):
     [-1.5, 1.0, 1.0]
     """
 
+    _parameter_constraints = {
+        **IterativeClassifier._parameter_constraints,
+        "eta": [POSITIVE],
+        "max_iter": [MAX_ITER],
+        "batch_size": [MAX_ITER, None],
+        "eta_decay": ["boolean"],
+        "tol": [NON_NEGATIVE],
+        "shuffle": ["boolean"],
+        "random_state": ["random_state"],
+    }
+
     def __init__(self, *, eta=0.01, max_iter=1000, batch_size=None, eta_decay=False, tol=1e-6,
                  shuffle=True, random_state=None, fit_intercept=True):
         self.eta = eta
@@ -202,62 +214,44 @@ class Adaline(LinearClassifier):
         self.random_state = random_state
         self.fit_intercept = fit_intercept
 
-    def _validate_params(self):
-        super()._validate_params()
-        _check_positive("eta", self.eta)
-        _check_positive("max_iter", self.max_iter, integer=True)
-        if self.batch_size is not None:
-            _check_positive("batch_size", self.batch_size, integer=True)
-        _check_flag("eta_decay", self.eta_decay)
-        _check_flag("shuffle", self.shuffle)
-        _check_interval("tol", self.tol, 0, np.inf, closed=(True, False))
-
     def _learning_rate(self, step):
         """α(k) = α(0)/k with decay, else the constant η."""
         return self.eta / step if self.eta_decay else self.eta
 
-    def _fit_augmented(self, X, y):
-        n_samples = X.shape[0]
-        full_batch = self.batch_size is None or self.batch_size >= n_samples
-        rng = check_random_state(self.random_state)
-        w = np.zeros(X.shape[1])
-        gradient = mse_gradient(w, X, y)
-        losses, errors = [], []
-        step, self.converged_, diverged = 0, False, False
-        with np.errstate(over="ignore", invalid="ignore"):
-            for _epoch in range(self.max_iter):
-                if full_batch:  # adaline_step on all samples, reusing the gradient below
-                    step += 1
-                    w_new = w - self._learning_rate(step) * gradient
-                else:
-                    order = rng.permutation(n_samples) if self.shuffle else np.arange(n_samples)
-                    w_new, step = lms_epoch(w, X[order], y[order], float(self.eta),
-                                            int(self.batch_size), bool(self.eta_decay), step)
-                activation = X @ w_new
-                residual = y - activation
-                loss = 0.5 * float(residual @ residual) / n_samples
-                if not (np.isfinite(loss) and np.all(np.isfinite(w_new))):
-                    diverged = True
-                    break
-                w = w_new
-                losses.append(loss)
-                errors.append(int(np.count_nonzero(y * activation <= 0)))
-                gradient = -(X.T @ residual) / n_samples
-                if np.linalg.norm(gradient) <= self.tol:
-                    self.converged_ = True
-                    break
-        self.n_iter_ = len(losses)
-        self.t_ = step
-        self.history_ = {"loss": np.array(losses), "errors": np.array(errors, dtype=int)}
-        if diverged:
-            self._not_converged(
-                f"Adaline diverged in epoch {len(losses) + 1}: the loss is no longer finite. "
+    def _init_weights(self, X, y):
+        return {"w": np.zeros(X.shape[1]), "step": 0, "epoch": 0}
+
+    def _callback_weights(self, state):
+        return state["w"]
+
+    def _epoch(self, state, X, y, order):
+        w, step = state["w"], state["step"]
+        state["epoch"] += 1
+        if self.batch_size is None or self.batch_size >= len(y):
+            step += 1
+            w = adaline_step(w, X, y, self._learning_rate(step))
+        else:
+            w, step = lms_epoch(w, X[order], y[order], float(self.eta),
+                                int(self.batch_size), bool(self.eta_decay), step)
+        loss = mse_loss(w, X, y)  # compiled: overflow gives inf or nan, never a warning
+        if not math.isfinite(loss):  # (an infinite or NaN weight makes the loss so too)
+            raise StopFit(
+                f"Adaline diverged in epoch {state['epoch']}: the loss is no longer finite. "
                 f"The learning rate eta={self.eta!r} is too large for these data; lower it or "
-                "standardize the features. The last finite weights are kept."
-            )
-        elif not self.converged_:
-            self._not_converged(
-                f"Adaline did not reach ||grad L|| <= tol={self.tol!r} within max_iter="
-                f"{self.max_iter} epochs (eta={self.eta!r}); increase max_iter or adjust eta."
-            )
-        return w
+                "standardize the features. The last finite weights are kept.")
+        state["w"], state["step"] = w, step
+        errors = int(np.count_nonzero(y * (X @ w) <= 0))
+        with np.errstate(over="ignore"):  # a huge but finite gradient: its norm may be inf
+            small = np.linalg.norm(mse_gradient(w, X, y)) <= self.tol
+        return {"loss": loss, "errors": errors}, small
+
+    def _fit_augmented(self, X, y):
+        state = self._run_epochs(self._init_weights(X, y), X, y)
+        self.t_ = state["step"]
+        self.history_.setdefault("loss", np.zeros(0))
+        self.history_.setdefault("errors", np.zeros(0, dtype=int))
+        return state["w"]
+
+    def _not_converged_message(self, state, X, y):
+        return (f"Adaline did not reach ||grad L|| <= tol={self.tol!r} within max_iter="
+                f"{self.max_iter} epochs (eta={self.eta!r}); increase max_iter or adjust eta.")

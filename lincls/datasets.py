@@ -14,6 +14,7 @@ from sklearn.utils import check_random_state
 
 __all__ = [
     "teacher_student",
+    "teacher_student_batch",
     "random_labels",
     "logic_gates",
     "logic_gate",
@@ -56,6 +57,8 @@ def _check_count(name, value, minimum=1):
 
 def teacher_student(n_samples, n_features, *, noise=0.0, inputs="gaussian", random_state=None):
     """Generate a teacher perceptron and the examples it labels.
+
+    Defined in chapter "Learning from a teacher".
 
     The teacher is a random direction in R^N with unit length. Inputs are i.i.d. N(0, 1)
     (or ±1 with equal probability when ``inputs="binary"``), labels are
@@ -106,8 +109,46 @@ def teacher_student(n_samples, n_features, *, noise=0.0, inputs="gaussian", rand
     return X, y, teacher
 
 
+def teacher_student_batch(n_samples, n_features, n_sets, *, noise=0.0, labels="teacher",
+                          random_state=0):
+    """``n_sets`` independent data sets of one shape, stacked for the batched kernels.
+
+    Defined in chapter "Reproducing and extending the Minover report". Data set r is
+    :func:`teacher_student` (or, with ``labels="random"``, :func:`random_labels`) with
+    ``random_state + r``, so any one of them can be regenerated on its own.
+
+    Returns
+    -------
+    X : ndarray of shape (n_sets, n_samples, n_features)
+    y : ndarray of shape (n_sets, n_samples), labels ±1 as floats
+    teachers : ndarray of shape (n_sets, n_features), or None for random labels
+
+    Examples
+    --------
+    >>> X, y, teachers = teacher_student_batch(30, 5, 4, random_state=7)
+    >>> X.shape, y.shape, teachers.shape
+    ((4, 30, 5), (4, 30), (4, 5))
+    >>> bool(np.all(X[2] == teacher_student(30, 5, random_state=9)[0]))
+    True
+    """
+    _check_count("n_sets", n_sets)
+    if labels not in ("teacher", "random"):
+        raise ValueError(f'labels must be "teacher" or "random"; got {labels!r}.')
+    if labels == "random":
+        sets = [random_labels(n_samples, n_features, random_state=random_state + r) + (None,)
+                for r in range(n_sets)]
+    else:
+        sets = [teacher_student(n_samples, n_features, noise=noise, random_state=random_state + r)
+                for r in range(n_sets)]
+    X = np.array([s[0] for s in sets])
+    y = np.array([s[1] for s in sets], dtype=float)
+    return X, y, None if labels == "random" else np.array([s[2] for s in sets])
+
+
 def random_labels(n_samples, n_features, *, random_state=None):
     """Gaussian inputs with labels ±1 drawn at random, independent of the inputs.
+
+    Defined in chapter "Counting dichotomies: Cover's theorem".
 
     The setting of Gardner's capacity calculation: how many random dichotomies can a
     perceptron store?
@@ -116,6 +157,12 @@ def random_labels(n_samples, n_features, *, random_state=None):
     -------
     X : ndarray of shape (n_samples, n_features)
     y : ndarray of shape (n_samples,), labels in {-1, +1}
+
+    Examples
+    --------
+    >>> X, y = random_labels(6, 3, random_state=0)
+    >>> X.shape, sorted(set(y.tolist())) <= [-1, 1]
+    ((6, 3), True)
     """
     _check_count("n_samples", n_samples)
     _check_count("n_features", n_features)
@@ -128,18 +175,28 @@ def random_labels(n_samples, n_features, *, random_state=None):
 def logic_gates():
     """All 16 Boolean functions of two inputs, as classification tasks.
 
+    Defined in chapter "Binary classification".
+
     Returns
     -------
     dict
         name → ``(X, y)`` with X the four points of {0, 1}² (rows (0,0), (0,1), (1,0),
         (1,1)) and y in {-1, +1} (output 0 ↦ -1, output 1 ↦ +1). The names are
         ``GATE_NAMES``: "and", "or", "xor", "nand", "a_and_not_b", ...
+
+    Examples
+    --------
+    >>> gates = logic_gates()
+    >>> len(gates), gates["xor"][1].tolist()
+    (16, [-1, 1, 1, -1])
     """
     return {name: logic_gate(name) for name in GATE_NAMES}
 
 
 def logic_gate(name):
     """One two-input Boolean function as ``(X, y)``; see :func:`logic_gates`.
+
+    Defined in chapter "Linear discriminant functions".
 
     Examples
     --------
@@ -175,6 +232,8 @@ def _select_features(X, feature_names, features):
 def load_iris(*, task="all", features=None, return_feature_names=False):
     """Fisher's iris flowers (150 samples, 4 features), from scikit-learn.
 
+    Defined in chapter "Binary classification".
+
     Parameters
     ----------
     task : {"all", "setosa-vs-rest", "versicolor-vs-virginica"}, default="all"
@@ -190,6 +249,12 @@ def load_iris(*, task="all", features=None, return_feature_names=False):
     Returns
     -------
     X, y (, feature_names)
+
+    Examples
+    --------
+    >>> X, y = load_iris()
+    >>> X.shape, np.unique(y).tolist()
+    ((150, 4), [0, 1, 2])
     """
     if task not in IRIS_TASKS:
         raise ValueError(f"Unknown iris task {task!r}; choose one of {IRIS_TASKS}.")
@@ -207,6 +272,8 @@ def load_iris(*, task="all", features=None, return_feature_names=False):
 def load_breast_cancer(*, features=None, return_feature_names=False):
     """Wisconsin breast cancer (569 samples, 30 features), from scikit-learn.
 
+    Defined in chapter "Binary classification".
+
     It stands in for the heart-disease data of the perceptron-variants report: a
     medical, not linearly separable two-class problem. Malignant is +1 (the finding,
     as "disease present" is +1 there), benign is -1.
@@ -214,6 +281,12 @@ def load_breast_cancer(*, features=None, return_feature_names=False):
     Returns
     -------
     X, y (, feature_names)
+
+    Examples
+    --------
+    >>> X, y = load_breast_cancer()
+    >>> X.shape, np.unique(y).tolist()
+    ((569, 30), [-1, 1])
     """
     data = skd.load_breast_cancer()
     X, names = _select_features(data.data, data.feature_names, features)
@@ -224,6 +297,8 @@ def load_breast_cancer(*, features=None, return_feature_names=False):
 def load_digits_4_vs_9():
     """Handwritten 4s and 9s from scikit-learn's 8×8 digits (64 features, values 0–16).
 
+    Defined in chapter "Binary classification".
+
     It stands in for Gisette (the NIPS 2003 challenge set, which is also 4 vs 9). The 4s
     are +1 and the 9s are -1.
 
@@ -231,6 +306,12 @@ def load_digits_4_vs_9():
     -------
     X : ndarray of shape (361, 64)
     y : ndarray of shape (361,), labels in {-1, +1}
+
+    Examples
+    --------
+    >>> X, y = load_digits_4_vs_9()
+    >>> X.shape[1], np.unique(y).tolist()
+    (64, [-1, 1])
     """
     data = skd.load_digits()
     keep = (data.target == 4) | (data.target == 9)

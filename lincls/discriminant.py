@@ -1,19 +1,24 @@
-"""Linear discriminant functions with given weights, and a test for linear separability.
+"""Linear discriminant functions with given weights, tests for linear separability and
+the maximal margin.
 
-Defined in chapter "Linear discriminant functions" (``book/linear_discriminants.md``).
+Defined in chapter "Linear discriminant functions" (``book/linear_discriminants.md``);
+:func:`max_margin` in chapter "Convergence of the perceptron" (``book/convergence.md``).
 """
 
 import numpy as np
-from scipy.optimize import linprog
+from scipy.optimize import linprog, nnls
 from sklearn.utils.validation import check_array, check_X_y
 
 from ._base import LinearClassifier, augment
+from ._blas import blas_threads_for
 
-__all__ = ["LinearDiscriminant", "is_linearly_separable", "separating_weights"]
+__all__ = ["LinearDiscriminant", "is_linearly_separable", "separating_weights", "max_margin"]
 
 
 class LinearDiscriminant(LinearClassifier):
     """A linear discriminant g(x) = w · x + b with weights you choose, not learn.
+
+    Defined in chapter "Linear discriminant functions".
 
     Useful to check a hand-made solution, such as w = (1, 1), b = -1.5 for the AND gate.
 
@@ -58,6 +63,8 @@ class LinearDiscriminant(LinearClassifier):
 def separating_weights(X, y, *, fit_intercept=True):
     """Return weights w̃ with y_i (w̃ · x̃_i) >= 1 for every sample, or None if none exist.
 
+    Defined in chapter "Linear discriminant functions".
+
     Finite sets are linearly separable exactly when they are *absolutely* separable, and
     then some multiple of a separating w̃ meets every constraint with margin 1. So the
     linear program "find w̃ with y_i w̃ · x̃_i >= 1" is feasible exactly when the data are
@@ -70,6 +77,14 @@ def separating_weights(X, y, *, fit_intercept=True):
         Labels in {-1, +1} (a single class is allowed: it is always separable with a bias).
     fit_intercept : bool, default=True
         Allow a bias (affine hyperplane); False asks for a hyperplane through the origin.
+
+    Examples
+    --------
+    >>> from lincls.datasets import logic_gate
+    >>> X, y = logic_gate("and")
+    >>> w = separating_weights(X, y)
+    >>> bool(np.all(y * (augment(X) @ w) >= 1 - 1e-9)), separating_weights(*logic_gate("xor"))
+    (True, None)
     """
     X, y = check_X_y(X, y, dtype=np.float64)
     if not set(np.unique(y)) <= {-1.0, 1.0}:
@@ -89,6 +104,8 @@ def separating_weights(X, y, *, fit_intercept=True):
 def is_linearly_separable(X, y, *, fit_intercept=True):
     """Whether a hyperplane separates the two classes (see :func:`separating_weights`).
 
+    Defined in chapter "Linear discriminant functions".
+
     Examples
     --------
     >>> from lincls.datasets import logic_gate
@@ -96,3 +113,62 @@ def is_linearly_separable(X, y, *, fit_intercept=True):
     (True, False)
     """
     return separating_weights(X, y, fit_intercept=fit_intercept) is not None
+
+
+def max_margin(X, y, *, fit_intercept=True):
+    """The maximal-margin weights and their margin γ = max_w min_i y_i (w · x̃_i) / |w|.
+
+    Defined in chapter "Convergence of the perceptron". The margin is that of the
+    (augmented, when ``fit_intercept=True``) vectors the perceptron works with, so the
+    bias counts in |w|. The problem min |w|² subject to y_i (w · x̃_i) ≥ 1 is a
+    least-distance program; its dual is a non-negative least-squares problem
+    (Lawson & Hanson, *Solving Least Squares Problems*, ch. 23), solved exactly by
+    :func:`scipy.optimize.nnls`. Then γ = 1 / |w*|.
+
+    This is the book's one exact hard-margin solver: the optimal stability κ_opt of
+    Part III (:func:`lincls.stability.exact_optimal_stability`) and the hard-margin SVM
+    without bias of chapter "Support vector machines" are the same problem.
+    Labels ±1 are used as given (so a single class works); any other two labels are
+    mapped as by the estimators, the larger one to +1.
+
+    Returns
+    -------
+    w : ndarray of shape (n_features + fit_intercept,)
+        The unit-length maximal-margin weight vector (bias first).
+    gamma : float
+        Its margin, min_i y_i (w · x̃_i) (computed from w, so it is attained exactly).
+
+    Raises
+    ------
+    ValueError
+        If the data are not linearly separable (through the origin, when
+        ``fit_intercept=False``).
+
+    Examples
+    --------
+    >>> w, gamma = max_margin(np.array([[1.0, 1.0], [-1.0, -1.0]]), np.array([1, -1]),
+    ...                       fit_intercept=False)
+    >>> np.round(w, 6).tolist(), round(gamma, 6)
+    ([0.707107, 0.707107], 1.414214)
+    """
+    X = np.asarray(X, dtype=float)
+    y = np.asarray(y)
+    if not np.isin(y, (-1, 1)).all():
+        y = np.where(y == np.unique(y)[-1], 1, -1)
+    y = y.astype(float)
+    Z = y[:, None] * (augment(X) if fit_intercept else X)
+    # LDP: min |w| s.t. Z w >= 1  <=>  NNLS: min |E u - f|, u >= 0, E = [Z^T; 1^T], f = e_last
+    E = np.vstack([Z.T, np.ones(len(Z))])
+    f = np.zeros(E.shape[0])
+    f[-1] = 1.0
+    with blas_threads_for(E.size * min(E.shape)):
+        u, _ = nnls(E, f, maxiter=50 * sum(E.shape))
+    r = E @ u - f
+    if r[-1] > -1e-12:  # E u = f is solvable: the constraints are infeasible
+        raise ValueError("The data are not linearly separable: no maximal margin exists.")
+    w = -r[:-1] / r[-1]
+    margins = Z @ w
+    if margins.min() <= 0:
+        raise ValueError("The data are not linearly separable: no maximal margin exists.")
+    w /= np.linalg.norm(w)
+    return w, float((Z @ w).min())

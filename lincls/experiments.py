@@ -59,11 +59,15 @@ __all__ = [
     "learning_curves",
     "stability",
     "label_noise",
+    "holdout_learning_curves",
 ]
 
 
 class SweepError(RuntimeError):
-    """A cell of a sweep raised; the message names the grid point and the original error."""
+    """A cell of a sweep raised; the message names the grid point and the original error.
+
+    Defined in chapter "How to: sweeps on every core and on a cluster".
+    """
 
 
 # ----------------------------------------------------------------------------------------
@@ -71,6 +75,8 @@ class SweepError(RuntimeError):
 # ----------------------------------------------------------------------------------------
 def cell_seed(seed, position):
     """The seed of the cell at grid ``position`` (a tuple of indices) of a sweep.
+
+    Defined in chapter "How to: sweeps on every core and on a cluster".
 
     Examples
     --------
@@ -84,6 +90,8 @@ def cell_seed(seed, position):
 def random_state(seed):
     """A ``numpy.random.RandomState`` from an int or a ``SeedSequence``, for functions that
     take ``random_state`` (the estimators and :mod:`lincls.datasets`).
+
+    Defined in chapter "How to: sweeps on every core and on a cluster".
 
     Examples
     --------
@@ -122,6 +130,8 @@ def _fit_quietly(estimator, X, y):
 def hebb(alpha, N, seed, *, noise=0.0):
     """ε_g of Hebb's rule; theory: :func:`lincls.theory.hebb_error` (with ``noise``).
 
+    Defined in chapter "How to: sweeps on every core and on a cluster".
+
     Examples
     --------
     >>> sorted(hebb(2.0, 50, seed=0))
@@ -133,7 +143,16 @@ def hebb(alpha, N, seed, *, noise=0.0):
 
 def rosenblatt(alpha, N, seed, *, noise=0.0, max_iter=10_000):
     """ε_g of the Rosenblatt perceptron from w = 0, samples in order, run to zero training
-    error (or ``max_iter`` epochs); also its epochs, updates and whether it converged."""
+    error (or ``max_iter`` epochs); also its epochs, updates and whether it converged.
+
+    Defined in chapter "How to: sweeps on every core and on a cluster".
+
+    Examples
+    --------
+    >>> result = rosenblatt(2.0, 20, 0)
+    >>> sorted(result), result["converged"]
+    (['converged', 'epochs', 'eps_g', 'updates'], 1.0)
+    """
     X, y, teacher = _teacher_data(alpha, N, seed, noise)
     clf = Perceptron(fit_intercept=False, shuffle=False, max_iter=max_iter)
     converged = _fit_quietly(clf, X, y)
@@ -144,7 +163,16 @@ def rosenblatt(alpha, N, seed, *, noise=0.0, max_iter=10_000):
 def optimal_stability(alpha, N, seed):
     """ε_g and κ_opt of the perceptron of optimal stability, computed exactly
     (:func:`lincls.stability.exact_optimal_stability`, Minover's limit); theory:
-    :func:`lincls.theory.optimal_stability_error` and ``optimal_stability_overlap``."""
+    :func:`lincls.theory.optimal_stability_error` and ``optimal_stability_overlap``.
+
+    Defined in chapter "How to: sweeps on every core and on a cluster".
+
+    Examples
+    --------
+    >>> result = optimal_stability(2.0, 20, 0)
+    >>> sorted(result), bool(0 < result["eps_g"] < 0.5 and result["kappa"] > 0)
+    (['eps_g', 'kappa'], True)
+    """
     X, y, teacher = _teacher_data(alpha, N, seed)
     kappa, w = exact_optimal_stability(X, y)
     return {"eps_g": generalization_error(w, teacher), "kappa": kappa}
@@ -152,7 +180,16 @@ def optimal_stability(alpha, N, seed):
 
 def minover(alpha, N, seed, *, noise=0.0, max_iter=100_000, tol=1e-3):
     """ε_g and final stability κ_min of :class:`lincls.stability.Minover`, with its number
-    of updates and whether its certificate closed to ``tol``."""
+    of updates and whether its certificate closed to ``tol``.
+
+    Defined in chapter "How to: sweeps on every core and on a cluster".
+
+    Examples
+    --------
+    >>> result = minover(2.0, 20, 0, tol=1e-2)
+    >>> bool(result["converged"]), bool(0 < result["eps_g"] < 0.5)
+    (True, True)
+    """
     X, y, teacher = _teacher_data(alpha, N, seed, noise)
     clf = Minover(max_iter=max_iter, tol=tol)
     converged = _fit_quietly(clf, X, y)
@@ -162,7 +199,16 @@ def minover(alpha, N, seed, *, noise=0.0, max_iter=100_000, tol=1e-3):
 
 def adatron(alpha, N, seed, *, noise=0.0, max_iter=1000, tol=1e-3):
     """ε_g and final stability κ_min of :class:`lincls.stability.AdaTron`, with its number
-    of sweeps and whether its certificate closed to ``tol``."""
+    of sweeps and whether its certificate closed to ``tol``.
+
+    Defined in chapter "How to: sweeps on every core and on a cluster".
+
+    Examples
+    --------
+    >>> result = adatron(2.0, 20, 0)
+    >>> bool(result["converged"]), bool(0 < result["eps_g"] < 0.5)
+    (True, True)
+    """
     X, y, teacher = _teacher_data(alpha, N, seed, noise)
     clf = AdaTron(max_iter=max_iter, tol=tol)
     converged = _fit_quietly(clf, X, y)
@@ -172,7 +218,16 @@ def adatron(alpha, N, seed, *, noise=0.0, max_iter=1000, tol=1e-3):
 
 def learning_curves(alpha, N, seed, *, max_iter=10_000):
     """ε_g of Hebb, Rosenblatt (to zero training error) and optimal stability (exact), all
-    on the same data set; the data of the report's Fig. 1 at larger scale."""
+    on the same data set; the data of the report's Fig. 1 at larger scale.
+
+    Defined in chapter "How to: sweeps on every core and on a cluster".
+
+    Examples
+    --------
+    >>> result = learning_curves(2.0, 20, 0)
+    >>> sorted(result)
+    ['hebb', 'optimal_stability', 'rosenblatt', 'rosenblatt_converged', 'rosenblatt_epochs']
+    """
     X, y, teacher = _teacher_data(alpha, N, seed)
     rosen = Perceptron(fit_intercept=False, shuffle=False, max_iter=max_iter)
     converged = _fit_quietly(rosen, X, y)
@@ -185,9 +240,16 @@ def learning_curves(alpha, N, seed, *, max_iter=10_000):
 def stability(alpha, N, seed, *, teacher=True):
     """κ_opt, the exact optimal stability, for labels from a teacher or random labels.
 
+    Defined in chapter "How to: sweeps on every core and on a cluster".
+
     ``kappa`` is NaN when the data are not separable through the origin (the means skip
     it); ``separable`` is 1 or 0. Theory: ``lincls.theory.optimal_stability_overlap`` with
     a teacher, :func:`lincls.theory.gardner_stability` without.
+
+    Examples
+    --------
+    >>> round(stability(1.0, 20, 0)["kappa"], 3) > 0
+    True
     """
     if teacher:
         X, y, _ = _teacher_data(alpha, N, seed)
@@ -201,7 +263,16 @@ def stability(alpha, N, seed, *, teacher=True):
 def label_noise(alpha, N, seed, *, noise, max_iter=500):
     """ε_g against the clean teacher of Hebb's rule and of Minover with a budget of
     ``max_iter`` updates, on labels flipped with probability ``noise`` (the same data for
-    both). Theory for Hebb: ``lincls.theory.hebb_error(alpha, noise)``."""
+    both). Theory for Hebb: ``lincls.theory.hebb_error(alpha, noise)``.
+
+    Defined in chapter "How to: sweeps on every core and on a cluster".
+
+    Examples
+    --------
+    >>> result = label_noise(2.0, 20, 0, noise=0.1)
+    >>> sorted(result)
+    ['hebb', 'minover']
+    """
     X, y, teacher = _teacher_data(alpha, N, seed, noise)
     mino = Minover(max_iter=max_iter)
     _fit_quietly(mino, X, y)
@@ -279,6 +350,8 @@ def _write_atomically(table, path):
 def sweep(experiment, alpha, N, repetitions, *, params=None, seed=0, n_jobs=-1,
           progress=True, raw=False, save=None):
     """Run ``experiment`` on every cell of a grid, in parallel; return a tidy table.
+
+    Defined in chapter "How to: sweeps on every core and on a cluster".
 
     Parameters
     ----------
@@ -397,3 +470,52 @@ def _summarize(cells, names, keys):
         table[key] = stats["mean"].to_numpy()
         table[f"{key}_se"] = (stats["std"] / np.sqrt(stats["count"])).to_numpy()
     return table
+
+
+def holdout_learning_curves(estimators, X_train, y_train, X_test, y_test, sizes, *,
+                            n_repeats=5, seed=0, draw="random"):
+    """Mean training and test error of several estimators on training subsets.
+
+    Defined in chapter "Non-separable data" (and used in "Data preparation"). For each
+    size P in ``sizes``, ``n_repeats`` times: draw P training samples without replacement
+    (again, if they hold one class only), fit a fresh ``make()`` of every ``estimators``
+    entry on them, and measure E_in on those samples and E_out on the fixed test set.
+    All estimators see the same subsets. With ``draw="first"`` the subset is the first P
+    training samples (once; ``n_repeats`` and ``seed`` are not used).
+
+    Parameters
+    ----------
+    estimators : dict of name -> callable returning an unfitted estimator
+    draw : {"random", "first"}, default="random"
+
+    Returns
+    -------
+    e_in, e_out : dict of name -> ndarray of shape (len(sizes),)
+
+    Examples
+    --------
+    >>> from lincls.datasets import teacher_student
+    >>> from lincls.stability import Hebb
+    >>> X, y, _ = teacher_student(200, 5, random_state=0)
+    >>> e_in, e_out = holdout_learning_curves({"Hebb": Hebb}, X[:100], y[:100], X[100:],
+    ...                                       y[100:], [10, 100])
+    >>> bool(e_out["Hebb"][1] < e_out["Hebb"][0] < 0.5)
+    True
+    """
+    if draw not in ("random", "first"):
+        raise ValueError(f'draw must be "random" or "first"; got {draw!r}.')
+    if draw == "first":
+        n_repeats = 1
+    rng = np.random.default_rng(seed)
+    e_in = {name: np.zeros(len(sizes)) for name in estimators}
+    e_out = {name: np.zeros(len(sizes)) for name in estimators}
+    for k, n in enumerate(sizes):
+        for _ in range(n_repeats):
+            idx = np.arange(n) if draw == "first" else rng.choice(len(y_train), n, replace=False)
+            while draw == "random" and len(np.unique(y_train[idx])) < 2:  # one class: again
+                idx = rng.choice(len(y_train), size=n, replace=False)
+            for name, make in estimators.items():
+                clf = make().fit(X_train[idx], y_train[idx])
+                e_in[name][k] += (1 - clf.score(X_train[idx], y_train[idx])) / n_repeats
+                e_out[name][k] += (1 - clf.score(X_test, y_test)) / n_repeats
+    return e_in, e_out

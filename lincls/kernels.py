@@ -24,12 +24,10 @@ import numpy as np
 from numba import njit
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.exceptions import ConvergenceWarning
-from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
-from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from ._base import labels_to_signs
+from ._base import IterativeMixin, check_targets, labels_to_signs
 from ._blas import blas_threads_for
 
 __all__ = ["kernel_matrix", "polynomial_feature_map", "KernelPerceptron", "KernelSVM",
@@ -38,6 +36,8 @@ __all__ = ["kernel_matrix", "polynomial_feature_map", "KernelPerceptron", "Kerne
 
 def kernel_matrix(X, Z, *, kernel="rbf", gamma=1.0, degree=3, coef0=1.0):
     """The Gram matrix K(x_i, z_j), eq. (kernels-kernels), in ``sklearn.svm.SVC``'s parameters.
+
+    Defined in chapter "Kernels".
 
     ``"linear"``: x · z;  ``"poly"``: (γ x · z + c₀)^d;  ``"rbf"``: exp(-γ |x - z|²).
 
@@ -67,6 +67,8 @@ def kernel_matrix(X, Z, *, kernel="rbf", gamma=1.0, degree=3, coef0=1.0):
 
 def polynomial_feature_map(X, *, degree=2, gamma=1.0, coef0=1.0):
     """The explicit feature map φ of the polynomial kernel: φ(x) · φ(z) = (γ x · z + c₀)^d.
+
+    Defined in chapter "Kernels".
 
     With u = (√c₀, √γ x), (u · v)^d expands into one monomial per multiset of d indices;
     a monomial that repeats indices with multiplicities k₁, k₂, … carries the multinomial
@@ -130,10 +132,20 @@ def _kernel_diagonal(X, kind, gamma, degree, coef0):
 def kernel_perceptron_epoch(alpha, f, y, order, K):
     """One epoch of the dual perceptron, eqs. (kernels-dual-mistake) and (kernels-dual-update).
 
+    Defined in chapter "Kernels".
+
     ``f`` holds the activations f_i = Σ_j α_j y_j K_ij of all samples. A mistake,
     y_i f_i ≤ 0, adds one to α_i, which adds y_i K_i· to every activation. ``K`` is a
     tuple (rows, done, X, kind, γ, d, c₀, shift) whose rows are computed on first use.
     Updates ``alpha`` and ``f`` in place; returns the number of mistakes.
+
+    Examples
+    --------
+    >>> X = np.array([[1.0, 0.0], [0.0, 1.0]]); y = np.array([1.0, -1.0])
+    >>> K = (X @ X.T, np.ones(2, dtype=np.bool_), X, 0, 1.0, 1, 0.0, 0.0)  # rows known
+    >>> alpha, f = np.zeros(2), np.zeros(2)
+    >>> kernel_perceptron_epoch(alpha, f, y, np.arange(2), K), alpha.tolist(), f.tolist()
+    (2, [1.0, 1.0], [1.0, -1.0])
     """
     mistakes = 0
     for i in order:
@@ -151,6 +163,8 @@ def kernel_perceptron_epoch(alpha, f, y, order, K):
 
 def kernel_dual_objective(alpha, K, y):
     """The SVM dual Σ_i α_i - ½ Σ_ij α_i α_j y_i y_j K_ij, eq. (kernels-svm-dual).
+
+    Defined in chapter "Kernels".
 
     Examples
     --------
@@ -317,7 +331,7 @@ class _KernelClassifier(ClassifierMixin, BaseEstimator):
     def _prepare(self, X, y):
         self._validate_params()
         X, y = validate_data(self, X, y, dtype=np.float64)
-        check_classification_targets(y)
+        check_targets(y)
         self.classes_, signs = labels_to_signs(y)
         if self.gamma == "scale":
             var = X.var()
@@ -367,7 +381,7 @@ class _KernelClassifier(ClassifierMixin, BaseEstimator):
         return self.classes_[positive.astype(int)]
 
 
-class KernelPerceptron(_KernelClassifier):
+class KernelPerceptron(IterativeMixin, _KernelClassifier):
     """The perceptron in dual form with a kernel: w = Σ_j α_j y_j φ(x_j).
 
     Each epoch visits the samples and, at a mistake y_i f(x_i) ≤ 0, adds one to α_i.
@@ -456,29 +470,36 @@ class KernelPerceptron(_KernelClassifier):
         self.shuffle = shuffle
         self.random_state = random_state
 
-    def fit(self, X, y):
-        """Run the dual perceptron on samples ``X`` with labels ``y``; returns self."""
+    def fit(self, X, y, *, callback=None):
+        """Run the dual perceptron on samples ``X`` with labels ``y``; returns self.
+
+        ``callback(epoch, alpha)``, if given, is called after every epoch with the mistake
+        counts α (updated in place: copy them to record them).
+        """
         X, y = self._prepare(X, y)
-        K = self._lazy_kernel(X, 1.0 if self.fit_intercept else 0.0)
-        alpha, f = np.zeros(len(y)), np.zeros(len(y))
-        rng = check_random_state(self.random_state)
-        order = np.arange(len(y))
-        errors = []
-        self.converged_ = False
-        for _ in range(self.max_iter):
-            if self.shuffle:
-                order = rng.permutation(len(y))
-            errors.append(kernel_perceptron_epoch(alpha, f, y, order, K))
-            if errors[-1] == 0:
-                self.converged_ = True
-                break
-        self.n_iter_, self.t_ = len(errors), int(sum(errors))
-        self.history_ = {"errors": np.array(errors)}
+        state = {"alpha": np.zeros(len(y)), "f": np.zeros(len(y)),
+                 "K": self._lazy_kernel(X, 1.0 if self.fit_intercept else 0.0)}
+        self._callback = callback
+        try:
+            self._run_epochs(state, X, y)
+        finally:
+            del self._callback
+        alpha = state["alpha"]
+        self.t_ = int(self.history_["errors"].sum())
         self._store_support(X, y, alpha, float(alpha @ y) if self.fit_intercept else 0.0)
-        if not self.converged_:
-            _warn(f"KernelPerceptron made mistakes in every one of max_iter={self.max_iter} "
-                  "epochs: the data may not be separable in this kernel's feature space.")
         return self
+
+    def _callback_weights(self, state):
+        return state["alpha"]
+
+    def _epoch(self, state, X, y, order):
+        order = np.arange(len(y))[order]
+        errors = kernel_perceptron_epoch(state["alpha"], state["f"], y, order, state["K"])
+        return {"errors": errors}, errors == 0
+
+    def _not_converged_message(self, state, X, y):
+        return (f"KernelPerceptron made mistakes in every one of max_iter={self.max_iter} "
+                "epochs: the data may not be separable in this kernel's feature space.")
 
 
 class KernelSVM(_KernelClassifier):

@@ -12,8 +12,9 @@ exists.
 
 import numpy as np
 import scipy.linalg
+from sklearn.utils._param_validation import Interval, Real
 
-from ._base import LinearClassifier, _check_interval, _check_positive
+from ._base import MAX_ITER, NON_NEGATIVE, IterativeClassifier, LinearClassifier
 
 __all__ = ["LeastSquares", "HoKashyap", "normalized_samples", "mse_solution", "ho_kashyap_step"]
 
@@ -129,6 +130,9 @@ class LeastSquares(LinearClassifier):
     [11.0, -4.0, -2.0]
     """
 
+    _parameter_constraints = {**LinearClassifier._parameter_constraints,
+                              "margins": ["array-like", None]}
+
     def __init__(self, *, margins=None, fit_intercept=True):
         self.margins = margins
         self.fit_intercept = fit_intercept
@@ -153,7 +157,7 @@ class LeastSquares(LinearClassifier):
         return a
 
 
-class HoKashyap(LinearClassifier):
+class HoKashyap(IterativeClassifier):
     """The Ho–Kashyap procedure: a separating vector, or a proof that none exists.
 
     Defined in chapter "Minimum squared error".
@@ -214,47 +218,47 @@ class HoKashyap(LinearClassifier):
     False
     """
 
+    _parameter_constraints = {
+        **IterativeClassifier._parameter_constraints,
+        "eta": [Interval(Real, 0, 1, closed="neither")],
+        "max_iter": [MAX_ITER],
+        "tol": [NON_NEGATIVE],
+    }
+
     def __init__(self, *, eta=0.5, max_iter=1000, tol=1e-6, fit_intercept=True):
         self.eta = eta
         self.max_iter = max_iter
         self.tol = tol
         self.fit_intercept = fit_intercept
 
-    def _validate_params(self):
-        super()._validate_params()
-        _check_interval("eta", self.eta, 0, 1)
-        _check_positive("max_iter", self.max_iter, integer=True)
-        _check_interval("tol", self.tol, 0, np.inf, closed=(True, False))
-
     def _fit_augmented(self, X, y):
         Y = normalized_samples(X, y)
-        Y_pinv = scipy.linalg.pinv(Y, check_finite=False)
-        b = np.ones(X.shape[0])
-        a = Y_pinv @ b
-        error_norms, errors = [], []
-        self.separable_, iterations = None, 1  # iteration 1: the plain MSE solution
-        while True:
-            margins = Y @ a
-            e = margins - b
-            errors.append(int(np.count_nonzero(margins <= 0)))
-            error_norms.append(float(np.linalg.norm(e)))
-            if errors[-1] == 0:
-                self.separable_ = True
-                break
-            if np.all(e <= self.tol):  # e ≤ 0, e ≠ 0 (some Y a ≤ 0 < b): Theorem hk-certificate
-                self.separable_ = False
-                break
-            if iterations == self.max_iter:
-                break
-            a, b, _ = ho_kashyap_step(a, b, Y, Y_pinv, self.eta)
-            iterations += 1
-        self.n_iter_ = iterations
-        self.margins_ = b
-        self.history_ = {"error_norm": np.array(error_norms), "errors": np.array(errors)}
-        self.converged_ = self.separable_ is not None
-        if not self.converged_:
-            self._not_converged(
-                f"Ho-Kashyap did not decide separability within max_iter={self.max_iter} "
-                "iterations; separable_ is None. Increase max_iter."
-            )
-        return a
+        state = {"a": None, "b": np.ones(X.shape[0]),
+                 "Y_pinv": scipy.linalg.pinv(Y, check_finite=False)}
+        self.separable_ = None
+        self._run_epochs(state, Y, y)
+        self.margins_ = state["b"]
+        return state["a"]
+
+    def _callback_weights(self, state):
+        return state["a"]
+
+    def _epoch(self, state, Y, y, order):
+        if state["a"] is None:  # iteration 1: the plain MSE solution a = Y⁺ 1
+            state["a"] = state["Y_pinv"] @ state["b"]
+        else:
+            state["a"], state["b"], _ = ho_kashyap_step(state["a"], state["b"], Y,
+                                                        state["Y_pinv"], self.eta)
+        margins = Y @ state["a"]
+        e = margins - state["b"]
+        errors = int(np.count_nonzero(margins <= 0))
+        if errors == 0:
+            self.separable_ = True
+        elif np.all(e <= self.tol):  # e ≤ 0, e ≠ 0 (some Y a ≤ 0 < b): Theorem thm-hk-certificate
+            self.separable_ = False
+        return ({"error_norm": float(np.linalg.norm(e)), "errors": errors},
+                self.separable_ is not None)
+
+    def _not_converged_message(self, state, Y, y):
+        return (f"Ho-Kashyap did not decide separability within max_iter={self.max_iter} "
+                "iterations; separable_ is None. Increase max_iter.")

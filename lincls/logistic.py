@@ -18,7 +18,6 @@ from numbers import Integral, Real
 import numpy as np
 from scipy.linalg import LinAlgError, cho_factor, cho_solve
 from scipy.special import expit
-from sklearn.base import BaseEstimator
 from sklearn.utils._param_validation import Interval
 
 from ._base import LinearClassifier
@@ -30,6 +29,8 @@ __all__ = ["LogisticRegression", "logistic_loss", "logistic_gradient", "logistic
 
 def logistic_loss(w, X, y, C=np.inf, bias=True):
     """The objective Σ_i log(1 + exp(-y_i w · x̃_i)) + |w|²/(2C), eq. (logistic-loss).
+
+    Defined in chapter "The losses of the margin".
 
     ``X`` holds the augmented inputs (bias first when ``bias``); the bias is not penalized.
 
@@ -45,7 +46,15 @@ def logistic_loss(w, X, y, C=np.inf, bias=True):
 
 
 def logistic_gradient(w, X, y, C=np.inf, bias=True):
-    """∇L = -Σ_i σ(-m_i) y_i x̃_i + w/C, eq. (logistic-gradient): mistakes weigh most."""
+    """∇L = -Σ_i σ(-m_i) y_i x̃_i + w/C, eq. (logistic-gradient): mistakes weigh most.
+
+    Defined in chapter "The losses of the margin".
+
+    Examples
+    --------
+    >>> logistic_gradient(np.zeros(2), np.array([[1.0, 2.0]]), np.array([1.0]))
+    array([-0.5, -1. ])
+    """
     g = -X.T @ (y * expit(-y * (X @ w)))
     if np.isfinite(C):
         g[int(bias):] += w[int(bias):] / C
@@ -53,7 +62,16 @@ def logistic_gradient(w, X, y, C=np.inf, bias=True):
 
 
 def logistic_hessian(w, X, C=np.inf, bias=True):
-    """∇²L = Σ_i σ(a_i) σ(-a_i) x̃_i x̃_iᵀ + I/C, eq. (logistic-hessian); a_i = w · x̃_i."""
+    """∇²L = Σ_i σ(a_i) σ(-a_i) x̃_i x̃_iᵀ + I/C, eq. (logistic-hessian); a_i = w · x̃_i.
+
+    Defined in chapter "The losses of the margin".
+
+    Examples
+    --------
+    >>> logistic_hessian(np.zeros(2), np.array([[1.0, 2.0]]))
+    array([[0.25, 0.5 ],
+           [0.5 , 1.  ]])
+    """
     a = X @ w
     Xs = X * np.sqrt(expit(a) * expit(-a))[:, None]
     H = Xs.T @ Xs                                   # a symmetric product (BLAS syrk)
@@ -66,9 +84,18 @@ def logistic_hessian(w, X, C=np.inf, bias=True):
 def newton_step(w, X, y, C=np.inf, bias=True):
     """One damped Newton (IRLS) step, eq. (logistic-newton): w ← w - t H⁻¹ ∇L.
 
+    Defined in chapter "The losses of the margin".
+
     The step length t starts at 1 and is halved until the loss decreases enough
     (Armijo's rule), which makes the iteration converge from any start. Returns the
     new weights and the Newton decrement ∇Lᵀ H⁻¹ ∇L / 2, the predicted decrease.
+
+    Examples
+    --------
+    >>> w, decrement = newton_step(np.zeros(2), np.array([[1.0, 0.0], [1.0, 1.0]]),
+    ...                            np.array([-1.0, 1.0]), C=1.0)
+    >>> w.round(4).tolist(), round(decrement, 4)
+    ([-0.2222, 0.4444], 0.1111)
     """
     g, H = logistic_gradient(w, X, y, C, bias), logistic_hessian(w, X, C, bias)
     try:
@@ -153,8 +180,6 @@ class LogisticRegression(LinearClassifier):
         self.max_iter = max_iter
         self.tol = tol
 
-    def _validate_params(self):
-        BaseEstimator._validate_params(self)         # checks _parameter_constraints
 
     def _fit_augmented(self, X, y):
         C, bias = float(self.C), bool(self.fit_intercept)

@@ -41,11 +41,22 @@ MARGIN_LOSSES = {
 def voted_perceptron_epoch(w, count, total, X, y, mistakes):
     """One epoch of the voted perceptron, eq. (margin-voted), updating its state in place.
 
+    Defined in chapter "The losses of the margin".
+
     ``w`` is the current weight vector and ``count[0]`` its survival count c; ``total``
     accumulates Σ_k c_k w_k over the retired vectors. At a mistake the current vector
     retires with its count and the perceptron update w ← w + y x̃ starts a new one with
     c = 1; a correct sample adds one to c. The indices of the mistakes and the counts of
     the vectors they retire are appended to ``mistakes`` (rows (i, c)); returns their number.
+
+    Examples
+    --------
+    >>> from numba.typed import List
+    >>> mistakes = List([(0, 0.0)]); _ = mistakes.pop()    # an empty typed list of (i, c)
+    >>> w, count, total = np.zeros(2), np.ones(1), np.zeros(2)
+    >>> X, y = np.array([[1.0, 1.0], [1.0, -1.0]]), np.array([1.0, -1.0])
+    >>> voted_perceptron_epoch(w, count, total, X, y, mistakes), w.tolist(), list(mistakes)
+    (2, [0.0, 2.0], [(0, 1.0), (1, 1.0)])
     """
     made = 0
     for i in range(len(y)):
@@ -63,9 +74,19 @@ def voted_perceptron_epoch(w, count, total, X, y, mistakes):
 def voted_perceptron_run(X, y, max_iter):
     """Run up to ``max_iter`` epochs (stopping after one without mistakes).
 
+    Defined in chapter "The losses of the margin".
+
     ``X`` holds augmented inputs, ``y`` ±1. Returns ``(W, c, errors)``: the weight
     vectors w_0 = 0, w_1, …, w_k (rows of W), their survival counts c, and the mistakes
     per epoch.
+
+    Examples
+    --------
+    >>> from lincls.datasets import logic_gate
+    >>> X, y = logic_gate("and")
+    >>> W, counts, errors = voted_perceptron_run(augment(X), y.astype(float), 10)
+    >>> len(W) == len(counts), int(errors[-1])
+    (True, 0)
     """
     from numba.typed import List
 
@@ -138,8 +159,6 @@ class AveragedPerceptron(LinearClassifier):
         self.fit_intercept = fit_intercept
         self.max_iter = max_iter
 
-    def _validate_params(self):
-        BaseEstimator._validate_params(self)
 
     def _fit_augmented(self, X, y):
         W, c, errors = voted_perceptron_run(X, y, self.max_iter)
@@ -258,8 +277,6 @@ class FisherDiscriminant(LinearClassifier):
     def __init__(self, *, fit_intercept=True):
         self.fit_intercept = fit_intercept
 
-    def _validate_params(self):
-        BaseEstimator._validate_params(self)
 
     def _fit_augmented(self, X, y):
         X = X[:, 1:] if self.fit_intercept else X

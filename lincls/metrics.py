@@ -23,6 +23,8 @@ def _vector(name, w):
 def error_rate(y_true, y_pred):
     """The fraction of labels predicted wrongly, 1 - accuracy.
 
+    Defined in chapter "Binary classification".
+
     Examples
     --------
     >>> error_rate([1, -1, 1, 1], [1, 1, 1, -1])
@@ -40,16 +42,26 @@ def error_rate(y_true, y_pred):
 def generalization_error(w, teacher):
     """ε_g = arccos(R) / π, the probability that student w and teacher disagree.
 
-    For isotropic inputs the two perceptrons disagree exactly on the inputs that fall
-    in the wedge between their hyperplanes, whose angle is arccos(R) with
-    R = w · teacher / (|w| |teacher|).
+    Defined in chapter "Learning from a teacher". For isotropic inputs the two
+    perceptrons disagree exactly on the inputs that fall in the wedge between their
+    hyperplanes, whose angle is arccos(R) with R = w · teacher / (|w| |teacher|).
+    ``w`` and ``teacher`` may also be stacks of vectors, one per row (shape
+    (n_sets, n_features), n_sets > 1): then ε_g of each row against its teacher.
 
     Examples
     --------
     >>> generalization_error([1.0, 0.0], [0.0, 1.0])
     0.5
+    >>> generalization_error([[1.0, 0.0], [1.0, 0.0]], [[0.0, 1.0], [-1.0, 0.0]]).tolist()
+    [0.5, 1.0]
     """
-    w, teacher = _vector("w", w), _vector("teacher", teacher)
+    W, T = np.asarray(w, dtype=float), np.asarray(teacher, dtype=float)
+    if W.ndim == 2 and W.shape[0] > 1 or T.ndim == 2 and T.shape[0] > 1:
+        if W.shape != T.shape or W.ndim != 2:
+            raise ValueError(f"w and teacher must be stacks of equal shape; got {W.shape} "
+                             f"and {T.shape}.")
+        return np.array([generalization_error(a, b) for a, b in zip(W, T, strict=True)])
+    w, teacher = _vector("w", W), _vector("teacher", T)
     if w.shape != teacher.shape:
         raise ValueError(f"w and teacher differ in length: {w.size} vs {teacher.size}.")
     norms = np.linalg.norm(w) * np.linalg.norm(teacher)
@@ -61,6 +73,8 @@ def generalization_error(w, teacher):
 
 def stabilities(w, X, y):
     """κ^μ = y^μ (w · x^μ) / |w| for every sample: signed distances to the hyperplane.
+
+    Defined in chapter "Optimal stability and Minover".
 
     A sample is classified correctly when its stability is positive; the smallest
     stability is the margin of w on the data.

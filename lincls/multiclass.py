@@ -13,10 +13,10 @@ class j, the true class gets +α x̃, the wrongly chosen class −α x̃, the ot
 import numpy as np
 from numba import njit
 from sklearn.base import BaseEstimator, ClassifierMixin
-from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils._param_validation import StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from ._base import IterativeMixin, _check_flag, _check_positive, augment
+from ._base import MAX_ITER, POSITIVE, IterativeMixin, augment, check_targets
 
 __all__ = [
     "MulticlassPerceptron",
@@ -32,6 +32,8 @@ __all__ = [
 @njit(cache=True)
 def multiclass_perceptron_update(W, z, true, wrong, alpha):
     """The multi-class perceptron correction (eq. ``multiclass-update``), in place.
+
+    Defined in chapter "Multi-category classification".
 
     w_true ← w_true + α z,  w_wrong ← w_wrong − α z,  every other row unchanged.
 
@@ -67,6 +69,8 @@ def multiclass_perceptron_update(W, z, true, wrong, alpha):
 def absolute_correction_threshold(W, z, true, wrong):
     """α* = (w_wrong − w_true) · z / (2 z · z) (eq. ``alpha-star``).
 
+    Defined in chapter "Multi-category classification".
+
     With α = α* the update leaves the two scores of z exactly tied; any α > α* puts the
     true class ahead of the wrongly chosen one.
 
@@ -82,6 +86,8 @@ def absolute_correction_threshold(W, z, true, wrong):
 @njit(cache=True)
 def absolute_correction_increment(W, z, true, wrong, eta=1.0):
     """The absolute-correction increment: the smallest multiple of η greater than α*.
+
+    Defined in chapter "Multi-category classification".
 
     With η = 1 this is Duda, Hart & Stork's "smallest integer greater than" α*.
 
@@ -156,6 +162,8 @@ def multiclass_epoch(W, Z, t, eta, absolute):
 def kesler_construction(X, y, n_classes=None):
     """Kesler's construction: turn a c-class problem into a two-class one in R^{c·d}.
 
+    Defined in chapter "Multi-category classification".
+
     A sample x of class i yields c − 1 vectors η_ij (j ≠ i), each made of c blocks of
     length d: block i holds x, block j holds −x, the others are zero. A linear machine
     W classifies x correctly exactly when vec(W) · η_ij > 0 for every j ≠ i, and the
@@ -218,6 +226,8 @@ def _count_errors(S, t):
 class MulticlassPerceptron(IterativeMixin, ClassifierMixin, BaseEstimator):
     """The multi-class perceptron: a linear machine trained by error correction.
 
+    Defined in chapter "Multi-category classification".
+
     Each class i has a weight vector w_i; a sample x is assigned to the class with the
     largest score g_i(x) = w_i · x̃. In a sweep over the samples, every sample whose true
     class i does not strictly beat all others is corrected: w_i gets +α x̃ and the
@@ -278,6 +288,15 @@ class MulticlassPerceptron(IterativeMixin, ClassifierMixin, BaseEstimator):
     (True, (3, 2), ['b'])
     """
 
+    _parameter_constraints = {
+        "eta": [POSITIVE],
+        "correction": [StrOptions({"fixed", "absolute"})],
+        "fit_intercept": ["boolean"],
+        "max_iter": [MAX_ITER],
+        "shuffle": ["boolean"],
+        "random_state": ["random_state"],
+    }
+
     def __init__(self, *, eta=1.0, correction="fixed", fit_intercept=True, max_iter=1000,
                  shuffle=True, random_state=None):
         self.eta = eta
@@ -286,14 +305,6 @@ class MulticlassPerceptron(IterativeMixin, ClassifierMixin, BaseEstimator):
         self.max_iter = max_iter
         self.shuffle = shuffle
         self.random_state = random_state
-
-    def _check_params(self):
-        _check_positive("eta", self.eta)
-        _check_positive("max_iter", self.max_iter, integer=True)
-        if self.correction not in ("fixed", "absolute"):
-            raise ValueError(f'correction must be "fixed" or "absolute"; got {self.correction!r}.')
-        _check_flag("fit_intercept", self.fit_intercept)
-        _check_flag("shuffle", self.shuffle)
 
     def fit(self, X, y, *, callback=None):
         """Learn one weight vector per class from samples ``X`` and labels ``y``.
@@ -311,33 +322,32 @@ class MulticlassPerceptron(IterativeMixin, ClassifierMixin, BaseEstimator):
         -------
         self : object
         """
-        self._check_params()
+        self._validate_params()
         X, y = validate_data(self, X, y, dtype=np.float64)
-        check_classification_targets(y)
+        check_targets(y)
         self.classes_, t = np.unique(y, return_inverse=True)
         if len(self.classes_) < 2:
             raise ValueError(f"The labels must hold at least 2 classes; got "
                              f"{len(self.classes_)} class: {self.classes_.tolist()}.")
         Z = augment(X) if self.fit_intercept else X
         W = np.zeros((len(self.classes_), Z.shape[1]))
-        self._fit_data, self._last_W, self._callback = (Z, t), W, callback
+        self._callback = callback
         try:
             self._run_epochs(W, Z, t)
         finally:
-            del self._fit_data, self._last_W, self._callback
+            del self._callback
         if self.fit_intercept:
             self.intercept_, self.coef_ = W[:, 0].copy(), W[:, 1:].copy()
         else:
             self.intercept_, self.coef_ = np.zeros(len(self.classes_)), W
         return self
 
-    def _epoch(self, W, Z, t):
-        mistakes = multiclass_epoch(W, Z, t, float(self.eta), self.correction == "absolute")
+    def _epoch(self, W, Z, t, order):
+        mistakes = multiclass_epoch(W, Z[order], t[order], float(self.eta),
+                                    self.correction == "absolute")
         return {"mistakes": mistakes}, mistakes == 0  # a clean sweep: all strictly right
 
-    def _not_converged_message(self):
-        Z, t = self._fit_data
-        W = self._last_W
+    def _not_converged_message(self, W, Z, t):
         return (f"MulticlassPerceptron ({self.correction}, eta={self.eta:g}) left "
                 f"{_count_errors(Z @ W.T, t)} training errors after max_iter={self.max_iter} "
                 "epochs; the classes may not be linearly separable.")

@@ -22,6 +22,8 @@ __all__ = ["PCA", "principal_axes", "sign_flip", "choose_k"]
 def principal_axes(Xc):
     """Eigenvalues and eigenvectors of the covariance of centred data, largest first.
 
+    Defined in chapter "Dimensionality reduction and PCA".
+
     Solves Σ a = λ a, eq. (pca-eigen), with the sample covariance
     Σ = Xcᵀ Xc / (n - 1) (the unbiased estimate, as scikit-learn uses; the
     proportions of variance do not depend on the factor).
@@ -36,6 +38,13 @@ def principal_axes(Xc):
         The eigenvalues λ₁ ≥ λ₂ ≥ ... ≥ 0.
     axes : ndarray of shape (n_features, n_features)
         Row j is the unit eigenvector a_j.
+
+    Examples
+    --------
+    >>> Xc = np.array([[-2.0, 0.0], [2.0, 0.0], [0.0, 1.0], [0.0, -1.0]])   # centred
+    >>> variances, axes = principal_axes(Xc)
+    >>> variances.tolist(), np.abs(axes).tolist()
+    ([2.6666666666666665, 0.6666666666666666], [[1.0, 0.0], [0.0, 1.0]])
     """
     cov = Xc.T @ Xc / (Xc.shape[0] - 1)
     variances, vectors = np.linalg.eigh(cov)  # eigh sorts ascending: reverse
@@ -45,8 +54,16 @@ def principal_axes(Xc):
 def sign_flip(axes):
     """Make each axis point so that its entry of largest magnitude is positive.
 
+    Defined in chapter "Dimensionality reduction and PCA".
+
     An eigenvector is defined only up to its sign; this fixes one (the convention of
     scikit-learn's ``svd_flip``), so that results are reproducible.
+
+    Examples
+    --------
+    >>> sign_flip(np.array([[-1.0, 0.2], [0.5, -0.1]]))
+    array([[ 1. , -0.2],
+           [ 0.5, -0.1]])
     """
     biggest = np.argmax(np.abs(axes), axis=1)
     signs = np.sign(axes[np.arange(axes.shape[0]), biggest])
@@ -55,13 +72,23 @@ def sign_flip(axes):
 
 
 def choose_k(variances, fraction):
-    """The smallest k whose proportion of variance, eq. (pca-pov), exceeds ``fraction``."""
+    """The smallest k whose proportion of variance, eq. (pca-pov), exceeds ``fraction``.
+
+    Defined in chapter "Dimensionality reduction and PCA".
+
+    Examples
+    --------
+    >>> choose_k(np.array([5.0, 3.0, 1.0, 1.0]), 0.8)
+    3
+    """
     pov = np.cumsum(variances) / np.sum(variances)
     return int(min(np.searchsorted(pov, fraction, side="right") + 1, len(variances)))
 
 
 class PCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
     """Principal component analysis by the eigenvectors of the covariance matrix.
+
+    Defined in chapter "Dimensionality reduction and PCA".
 
     The projection z = Aᵀ (x - μ) with A = [a₁, ..., a_k] (orthonormal, AᵀA = I)
     holding the k leading eigenvectors of the covariance matrix.

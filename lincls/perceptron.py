@@ -17,10 +17,10 @@ floating-point operations in the same order: the activation is summed from left 
 
 import numpy as np
 from numba import njit
-from scipy.optimize import nnls
+from sklearn.utils._param_validation import validate_params
 
-from ._base import IterativeClassifier, _check_flag, _check_positive, augment
-from ._blas import one_blas_thread
+from ._base import MAX_ITER, POSITIVE, IterativeClassifier, augment
+from .discriminant import max_margin
 
 __all__ = [
     "Perceptron",
@@ -31,8 +31,8 @@ __all__ = [
     "next_mistake",
     "fast_epoch",
     "perceptron_trace",
-    "max_margin",
     "novikoff_bound",
+    "data_radius",
 ]
 
 
@@ -155,8 +155,15 @@ def fast_epoch(w, X, y, eta, *, on_mistake=None):
     return mistakes
 
 
+@validate_params(
+    {"X": ["array-like"], "y": ["array-like"], "eta": [POSITIVE], "max_iter": [MAX_ITER],
+     "fit_intercept": ["boolean"], "w0": ["array-like", None]},
+    prefer_skip_nested_validation=True,
+)
 def perceptron_trace(X, y, *, eta=1.0, max_iter=100, fit_intercept=True, w0=None):
     """Record the textbook run (samples in order) update by update, for plots and demos.
+
+    Defined in chapter "The perceptron".
 
     Labels must be -1/+1. Returns ``(weights, corrected)``: ``weights[t]`` is the weight
     vector after t updates (``weights[0]`` the start ``w0``, zero by default) and
@@ -187,63 +194,20 @@ def perceptron_trace(X, y, *, eta=1.0, max_iter=100, fit_intercept=True, w0=None
     return np.array(weights), np.array(corrected, dtype=int)
 
 
-def max_margin(X, y, *, fit_intercept=True):
-    """The maximal-margin weights and their margin γ = max_w min_i y_i (w · x̃_i) / |w|.
+def data_radius(X, *, fit_intercept=True):
+    """R = max_i |x̃_i|, the radius of the (augmented) samples in Novikoff's bound.
 
-    Defined in chapter "Convergence of the perceptron". The margin is that of the
-    (augmented, when ``fit_intercept=True``) vectors the perceptron works with, so the
-    bias counts in |w|. The problem min |w|² subject to y_i (w · x̃_i) ≥ 1 is a
-    least-distance program; its dual is a non-negative least-squares problem
-    (Lawson & Hanson, *Solving Least Squares Problems*, ch. 23), solved exactly by
-    :func:`scipy.optimize.nnls`. Then γ = 1 / |w*|.
-
-    This is the book's one exact hard-margin solver: the optimal stability κ_opt of
-    Part III (:func:`lincls.stability.exact_optimal_stability`) and the hard-margin SVM
-    without bias of chapter "Support vector machines" are the same problem.
-    Labels ±1 are used as given (so a single class works); any other two labels are
-    mapped as by the estimators, the larger one to +1.
-
-    Returns
-    -------
-    w : ndarray of shape (n_features + fit_intercept,)
-        The unit-length maximal-margin weight vector (bias first).
-    gamma : float
-        Its margin, min_i y_i (w · x̃_i) (computed from w, so it is attained exactly).
-
-    Raises
-    ------
-    ValueError
-        If the data are not linearly separable (through the origin, when
-        ``fit_intercept=False``).
+    Defined in chapter "Convergence of the perceptron", eq. (novikoff).
 
     Examples
     --------
-    >>> w, gamma = max_margin(np.array([[1.0, 1.0], [-1.0, -1.0]]), np.array([1, -1]),
-    ...                       fit_intercept=False)
-    >>> np.round(w, 6).tolist(), round(gamma, 6)
-    ([0.707107, 0.707107], 1.414214)
+    >>> data_radius(np.array([[3.0, 0.0], [0.0, 1.0]]), fit_intercept=False)
+    3.0
+    >>> round(data_radius(np.array([[3.0, 0.0]])), 6)   # |(1, 3, 0)| = √10
+    3.162278
     """
     X = np.asarray(X, dtype=float)
-    y = np.asarray(y)
-    if not np.isin(y, (-1, 1)).all():
-        y = np.where(y == np.unique(y)[-1], 1, -1)
-    y = y.astype(float)
-    Z = y[:, None] * (augment(X) if fit_intercept else X)
-    # LDP: min |w| s.t. Z w >= 1  <=>  NNLS: min |E u - f|, u >= 0, E = [Z^T; 1^T], f = e_last
-    E = np.vstack([Z.T, np.ones(len(Z))])
-    f = np.zeros(E.shape[0])
-    f[-1] = 1.0
-    with one_blas_thread():  # small dense problem: threads cost more than they save
-        u, _ = nnls(E, f, maxiter=50 * sum(E.shape))
-    r = E @ u - f
-    if r[-1] > -1e-12:  # E u = f is solvable: the constraints are infeasible
-        raise ValueError("The data are not linearly separable: no maximal margin exists.")
-    w = -r[:-1] / r[-1]
-    margins = Z @ w
-    if margins.min() <= 0:
-        raise ValueError("The data are not linearly separable: no maximal margin exists.")
-    w /= np.linalg.norm(w)
-    return w, float((Z @ w).min())
+    return float(np.max(np.linalg.norm(augment(X) if fit_intercept else X, axis=1)))
 
 
 def novikoff_bound(X, y, *, fit_intercept=True):
@@ -259,15 +223,15 @@ def novikoff_bound(X, y, *, fit_intercept=True):
     >>> round(bound, 9)
     1.0
     """
-    X = np.asarray(X, dtype=float)
-    Xa = augment(X) if fit_intercept else X
-    R = float(np.max(np.linalg.norm(Xa, axis=1)))
+    R = data_radius(X, fit_intercept=fit_intercept)
     _, gamma = max_margin(X, y, fit_intercept=fit_intercept)
     return float((R / gamma) ** 2)
 
 
 class Perceptron(IterativeClassifier):
     """Rosenblatt's perceptron, trained by the textbook error-correcting loop.
+
+    Defined in chapter "The perceptron".
 
     Starting from w = 0, every epoch visits the samples (in order, or in a new random
     order when ``shuffle=True``) and corrects each mistake, y (w · x̃) ≤ 0, by
@@ -333,6 +297,14 @@ class Perceptron(IterativeClassifier):
     (array([[3., 2.]]), array([-4.]))
     """
 
+    _parameter_constraints = {
+        **IterativeClassifier._parameter_constraints,
+        "eta": [POSITIVE],
+        "max_iter": [MAX_ITER],
+        "shuffle": ["boolean"],
+        "random_state": ["random_state"],
+    }
+
     def __init__(self, *, fit_intercept=True, eta=1.0, max_iter=1000, shuffle=True,
                  random_state=None):
         self.fit_intercept = fit_intercept
@@ -341,14 +313,8 @@ class Perceptron(IterativeClassifier):
         self.shuffle = shuffle
         self.random_state = random_state
 
-    def _validate_params(self):
-        super()._validate_params()
-        _check_positive("eta", self.eta)
-        _check_positive("max_iter", self.max_iter, integer=True)
-        _check_flag("shuffle", self.shuffle)
-
-    def _epoch(self, w, X, y):
-        mistakes = textbook_epoch(w, X, y, float(self.eta))
+    def _epoch(self, w, X, y, order):
+        mistakes = textbook_epoch(w, X[order], y[order], float(self.eta))
         return {"errors": mistakes}, mistakes == 0
 
     def _fit_augmented(self, X, y):
@@ -356,7 +322,7 @@ class Perceptron(IterativeClassifier):
         self.t_ = int(self.history_["errors"].sum())
         return w
 
-    def _not_converged_message(self):
+    def _not_converged_message(self, w, X, y):
         return (f"Perceptron did not separate the training data in max_iter={self.max_iter} "
                 "epochs (the data may not be linearly separable); increase max_iter or "
                 "use Pocket.")

@@ -19,6 +19,8 @@ def plot_decision_regions(X, y, clf, ax=None, *, resolution=300, padding=0.5, li
                           mark_errors=True, show_normal=False, legend=True, alpha=0.2):
     """Draw the regions a classifier assigns to each class, and the samples on top.
 
+    Defined in chapter "Binary classification".
+
     Parameters
     ----------
     X : array-like of shape (n_samples, 2)

@@ -13,8 +13,9 @@ helps it most.
 
 import numpy as np
 from sklearn.utils import check_random_state
+from sklearn.utils._param_validation import StrOptions
 
-from ._base import _check_flag, _check_interval, _check_positive
+from ._base import NON_NEGATIVE
 from ._blas import blas_threads_for
 from .perceptron import Perceptron, fast_epoch
 
@@ -25,24 +26,39 @@ __all__ = ["Pocket", "ModifiedPerceptron", "training_errors", "pocket_compete", 
 def training_errors(X, y, w):
     """E_in as a count: the samples that ``sign(w · x̃)`` classifies wrongly.
 
-    Uses the prediction rule of every classifier of the book: activation > 0 predicts
-    +1, anything else -1.
+    Defined in chapter "Non-separable data". Uses the prediction rule of every classifier
+    of the book: activation > 0 predicts +1, anything else -1. ``w`` may be a stack of
+    weight vectors, one per row (a recorded run); then one count per row.
 
     Examples
     --------
-    >>> training_errors(np.array([[1.0, 2.0], [1.0, -1.0]]), np.array([1.0, 1.0]),
-    ...                 np.array([0.0, 1.0]))
+    >>> X, y = np.array([[1.0, 2.0], [1.0, -1.0]]), np.array([1.0, 1.0])
+    >>> training_errors(X, y, np.array([0.0, 1.0]))
     1
+    >>> training_errors(X, y, np.array([[0.0, 1.0], [1.0, 0.0]])).tolist()
+    [1, 0]
     """
+    w = np.asarray(w, dtype=float)
+    if w.ndim == 2:
+        return np.count_nonzero((w @ X.T > 0) != (y > 0), axis=1)
     return int(np.count_nonzero((X @ w > 0) != (y > 0)))
 
 
 def pocket_compete(pocket, w, run, X, y, *, ratchet=True):
     """The retiring weights w (correct ``run`` times in a row) compete for the pocket.
 
+    Defined in chapter "Non-separable data".
+
     ``pocket`` is a dict with the pocket's weights ``"w"``, training errors ``"errors"``
     and run ``"run"``; it is updated in place when w wins. With the ratchet w must make
     fewer training errors; without it (Gallant's original rule) a longer run suffices.
+
+    Examples
+    --------
+    >>> X, y = np.array([[1.0, 2.0], [1.0, -1.0]]), np.array([1.0, -1.0])
+    >>> pocket = {"w": np.zeros(2), "errors": 2, "run": 0}
+    >>> pocket_compete(pocket, np.array([0.0, 1.0]), 3, X, y), pocket["errors"]
+    (True, 0)
     """
     if ratchet:
         errors = training_errors(X, y, w)
@@ -58,6 +74,8 @@ def pocket_compete(pocket, w, run, X, y, *, ratchet=True):
 
 class Pocket(Perceptron):
     """The pocket algorithm: a perceptron that keeps the best weights it has seen.
+
+    Defined in chapter "Non-separable data".
 
     The perceptron runs exactly as :class:`~lincls.perceptron.Perceptron` (same
     parameters, same updates). Each weight vector it visits competes for the pocket when
@@ -122,67 +140,68 @@ class Pocket(Perceptron):
     (False, 1)
     """
 
+    _parameter_constraints = {**Perceptron._parameter_constraints, "ratchet": ["boolean"]}
+
     def __init__(self, *, fit_intercept=True, eta=1.0, max_iter=1000, shuffle=True,
                  random_state=None, ratchet=True):
         super().__init__(fit_intercept=fit_intercept, eta=eta, max_iter=max_iter,
                          shuffle=shuffle, random_state=random_state)
         self.ratchet = ratchet
 
-    def _validate_params(self):
-        super()._validate_params()
-        _check_flag("ratchet", self.ratchet)
-
-    def _fit_augmented(self, X, y):
-        if self._callback is not None:
-            raise ValueError(f"{type(self).__name__} does not support a callback yet.")
-        n_samples = len(y)
+    def _init_weights(self, X, y):
         w = np.zeros(X.shape[1])
         pocket = {"w": w.copy(), "errors": training_errors(X, y, w), "run": 0}
-        visits = {"now": 0, "last_update": -1}  # global visit counters
+        return {"w": w, "pocket": pocket, "visits": 0, "last_update": -1, "epoch": 0}
+
+    def _callback_weights(self, state):
+        return state["pocket"]["w"]
+
+    def _epoch(self, state, X, y, order):
+        w, X, y = state["w"], X[order], y[order]
 
         def compete(run):
-            pocket_compete(pocket, w, run, X, y, ratchet=self.ratchet)
+            pocket_compete(state["pocket"], w, run, X, y, ratchet=self.ratchet)
 
-        def on_mistake(k):
-            visit = visits["now"] + k
-            compete(visit - visits["last_update"] - 1)
-            visits["last_update"] = visit
+        def on_mistake(k):  # the weights that made the mistake retire
+            visit = state["visits"] + k
+            compete(visit - state["last_update"] - 1)
+            state["last_update"] = visit
 
-        eta = float(self.eta)
-        rng = check_random_state(self.random_state)
-        errors, pocket_errors = [], []
-        self.converged_ = False
+        mistakes = fast_epoch(w, X, y, float(self.eta), on_mistake=on_mistake)
+        state["visits"] += len(y)
+        state["epoch"] += 1
+        # the ratchet compares after every epoch; Gallant's rule lets the last weights
+        # compete, with the run they have so far, only at the end
+        if self.ratchet or mistakes == 0 or state["epoch"] == self.max_iter:
+            compete(state["visits"] - state["last_update"] - 1)
+        return {"errors": mistakes, "pocket_errors": state["pocket"]["errors"]}, mistakes == 0
+
+    def _fit_augmented(self, X, y):
         with blas_threads_for(X.size * self.max_iter):
-            for _ in range(self.max_iter):
-                order = rng.permutation(n_samples) if self.shuffle else slice(None)
-                errors.append(fast_epoch(w, X[order], y[order], eta, on_mistake=on_mistake))
-                visits["now"] += n_samples
-                self.converged_ = errors[-1] == 0
-                if self.ratchet or self.converged_:
-                    compete(visits["now"] - visits["last_update"] - 1)
-                pocket_errors.append(pocket["errors"])
-                if self.converged_:
-                    break
-            if not self.ratchet:  # the last weights compete with the run they have so far
-                compete(visits["now"] - visits["last_update"] - 1)
-        self.n_iter_ = len(errors)
-        self.t_ = int(sum(errors))
-        self.pocket_errors_ = int(pocket["errors"])
-        self.history_ = {"errors": np.array(errors), "pocket_errors": np.array(pocket_errors)}
-        if not self.converged_:
-            self._not_converged(
-                f"The perceptron did not separate the training data in max_iter="
+            state = self._run_epochs(self._init_weights(X, y), X, y)
+        self.t_ = int(self.history_["errors"].sum())
+        self.pocket_errors_ = int(state["pocket"]["errors"])
+        return state["pocket"]["w"]
+
+    def _not_converged_message(self, state, X, y):
+        return (f"The perceptron did not separate the training data in max_iter="
                 f"{self.max_iter} epochs; Pocket returns the best weights seen "
-                f"({self.pocket_errors_} training errors).")
-        return pocket["w"]
+                f"({state['pocket']['errors']} training errors).")
 
 
 def best_helper(Z, i):
     """The sample that raises the margin of sample i most, for the modified perceptron.
 
+    Defined in chapter "Non-separable data".
+
     Updating with sample j changes the margin λ_i = z_i · w by η z_i · z_j (z = y x̃), so
     the best helper is j* = argmax_j z_i · z_j (the first one on ties). Sample i itself
     always helps (η |z_i|² > 0), but a longer, similar sample may help more.
+
+    Examples
+    --------
+    >>> best_helper(np.array([[1.0, 0.0], [2.0, 0.5], [0.0, 1.0]]), 0)
+    1
     """
     return int(np.argmax(Z @ Z[i]))
 
@@ -190,10 +209,19 @@ def best_helper(Z, i):
 def modified_update(w, Z, i, eta, update="best"):
     """Eq. (modified-update): the modified perceptron's step for problem sample i, in place.
 
+    Defined in chapter "Non-separable data".
+
     Sample i is a problem when its margin is small, λ_i = z_i · w < c |w|. Then w moves
     by η z_j with the helper j of :func:`best_helper` (``update="best"``, the prose of
     the perceptron-variants report) or j = i (``update="self"``, what its printed code
     does). Returns j.
+
+    Examples
+    --------
+    >>> Z = np.array([[1.0, 0.0], [2.0, 0.5], [0.0, 1.0]])
+    >>> w = np.zeros(2)
+    >>> modified_update(w, Z, 0, 0.5), w.tolist()
+    (1, [1.0, 0.25])
     """
     j = best_helper(Z, i) if update == "best" else i
     w += eta * Z[j]
@@ -202,6 +230,8 @@ def modified_update(w, Z, i, eta, update="best"):
 
 class ModifiedPerceptron(Perceptron):
     """The "modified perceptron" of the perceptron-variants report: one problem at a time.
+
+    Defined in chapter "Non-separable data".
 
     The weights start at random, uniformly in [-1, 1]. Each epoch visits the samples
     (in order or shuffled); a sample with margin y (w · x̃) < c |w| is a "problem", and
@@ -238,6 +268,12 @@ class ModifiedPerceptron(Perceptron):
     (True, [-1, 1, 1, 1])
     """
 
+    _parameter_constraints = {
+        **Perceptron._parameter_constraints,
+        "c": [NON_NEGATIVE],
+        "update": [StrOptions({"best", "self"})],
+    }
+
     def __init__(self, *, c=0.01, update="best", fit_intercept=True, eta=1.0, max_iter=1000,
                  shuffle=True, random_state=None):
         super().__init__(fit_intercept=fit_intercept, eta=eta, max_iter=max_iter,
@@ -245,46 +281,35 @@ class ModifiedPerceptron(Perceptron):
         self.c = c
         self.update = update
 
-    def _validate_params(self):
-        super()._validate_params()
-        _check_interval("c", self.c, 0, np.inf, closed=(True, False))
-        if self.update not in ("best", "self"):
-            raise ValueError(f'update must be "best" or "self"; got {self.update!r}.')
-        _check_positive("eta", self.eta)
+    def _callback_weights(self, state):
+        return state["w"]
+
+    def _epoch(self, state, Z, y, order):
+        w, helpers = state["w"], state["helpers"]
+        samples = np.arange(len(y))[order]
+        Z_epoch = Z[samples]
+        eta, c = float(self.eta), float(self.c)
+        problems = start = 0
+        while start < len(samples):
+            # jump to the next problem: the margins of the rest of the epoch at once
+            small = Z_epoch[start:] @ w < c * np.sqrt(w @ w)
+            first = int(small.argmax())
+            if not small[first]:
+                break
+            start += first
+            helpers.append(modified_update(w, Z, samples[start], eta, self.update))
+            problems += 1
+            start += 1
+        return {"errors": problems}, problems == 0
 
     def _fit_augmented(self, X, y):
-        if self._callback is not None:
-            raise ValueError(f"{type(self).__name__} does not support a callback yet.")
         rng = check_random_state(self.random_state)
-        w = rng.uniform(-1.0, 1.0, X.shape[1])
-        Z = y[:, None] * X
-        eta, c = float(self.eta), float(self.c)
-        errors, helpers = [], []
-        self.converged_ = False
-        for _ in range(self.max_iter):
-            order = rng.permutation(len(y)) if self.shuffle else np.arange(len(y))
-            Z_epoch = Z[order]
-            problems = 0
-            start = 0
-            while start < len(order):
-                # jump to the next problem: the margins of the rest of the epoch at once
-                small = Z_epoch[start:] @ w < c * np.sqrt(w @ w)
-                first = int(small.argmax())
-                if not small[first]:
-                    break
-                start += first
-                helpers.append(modified_update(w, Z, order[start], eta, self.update))
-                problems += 1
-                start += 1
-            errors.append(problems)
-            if problems == 0:
-                self.converged_ = True
-                break
-        self.n_iter_ = len(errors)
-        self.t_ = int(sum(errors))
-        self.history_ = {"errors": np.array(errors), "helpers": np.array(helpers, dtype=int)}
-        if not self.converged_:
-            self._not_converged(
-                f"ModifiedPerceptron still had {errors[-1]} problem samples after "
-                f"max_iter={self.max_iter} epochs.")
-        return w
+        state = {"w": rng.uniform(-1.0, 1.0, X.shape[1]), "helpers": []}
+        self._run_epochs(state, y[:, None] * X, y, rng)  # the normalized samples z = y x̃
+        self.t_ = int(self.history_["errors"].sum())
+        self.history_["helpers"] = np.array(state["helpers"], dtype=int)
+        return state["w"]
+
+    def _not_converged_message(self, state, Z, y):
+        return (f"ModifiedPerceptron still had {self.history_['errors'][-1]} problem samples "
+                f"after max_iter={self.max_iter} epochs.")

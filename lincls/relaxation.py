@@ -20,22 +20,26 @@ from collections import namedtuple
 import numpy as np
 from numba import njit
 from sklearn.exceptions import ConvergenceWarning
-from sklearn.utils import check_random_state
+from sklearn.utils._param_validation import Interval, Real, StrOptions, validate_params
 from sklearn.utils.validation import check_X_y
 
 from ._base import (
-    LinearClassifier,
-    _check_flag,
-    _check_interval,
-    _check_positive,
+    MAX_ITER,
+    POSITIVE,
+    IterativeClassifier,
+    StopFit,
     augment,
     labels_to_signs,
 )
+
+#: η of relaxation and λ of fractional correction: the open interval (0, 2).
+RELAXATION_FACTOR = Interval(Real, 0, 2, closed="neither")
 
 __all__ = [
     "Relaxation",
     "perceptron_criterion",
     "squared_criterion",
+    "squared_criterion_gradient",
     "relaxation_criterion",
     "relaxation_correction",
     "relaxation_epoch",
@@ -98,6 +102,20 @@ def squared_criterion(w, Z):
     5.0
     """
     return np.sum(np.minimum(_activations(w, Z), 0.0) ** 2, axis=-1)
+
+
+def squared_criterion_gradient(w, Z):
+    """The gradient ∇J_q(w) = 2 Σ_{w·z ≤ 0} (w · z) z of the squared criterion.
+
+    Defined in chapter "Criterion functions", eq. (squared-criterion).
+
+    Examples
+    --------
+    >>> Z = np.array([[1.0, 0.0], [0.0, 2.0]])
+    >>> squared_criterion_gradient(np.array([-1.0, 1.0]), Z)  # only z_1 counts
+    array([-2.,  0.])
+    """
+    return 2 * np.minimum(np.asarray(Z, dtype=float) @ w, 0.0) @ Z
 
 
 def relaxation_criterion(w, Z, b):
@@ -207,7 +225,7 @@ def relaxation_epoch(w, Z, b, eta, threshold):
     return corrections
 
 
-class Relaxation(LinearClassifier):
+class Relaxation(IterativeClassifier):
     """Relaxation with margin, single-sample (DHS Algorithm 9) or batch (Algorithm 8).
 
     Defined in chapter "Relaxation procedures".
@@ -277,6 +295,16 @@ class Relaxation(LinearClassifier):
     True
     """
 
+    _parameter_constraints = {
+        **IterativeClassifier._parameter_constraints,
+        "margin": [POSITIVE],
+        "eta": [RELAXATION_FACTOR],
+        "mode": [StrOptions({"single", "batch"})],
+        "max_iter": [MAX_ITER],
+        "shuffle": ["boolean"],
+        "random_state": ["random_state"],
+    }
+
     def __init__(self, *, margin=1.0, eta=1.0, mode="single", fit_intercept=True, max_iter=1000,
                  shuffle=True, random_state=None):
         self.margin = margin
@@ -287,74 +315,59 @@ class Relaxation(LinearClassifier):
         self.shuffle = shuffle
         self.random_state = random_state
 
-    def _validate_params(self):
-        super()._validate_params()
-        _check_positive("margin", self.margin)
-        _check_positive("max_iter", self.max_iter, integer=True)
-        _check_interval("eta", self.eta, 0, 2)
-        if self.mode not in ("single", "batch"):
-            raise ValueError(f'mode must be "single" or "batch"; got {self.mode!r}.')
-        _check_flag("shuffle", self.shuffle)
-
     def _fit_augmented(self, X, y):
         Z = y[:, None] * X
         if np.any(np.einsum("ij,ij->i", Z, Z) == 0):
             raise ValueError("Relaxation needs non-zero samples (‖z‖ > 0); use fit_intercept=True "
                              "or remove all-zero rows.")
+        self._loss0 = relaxation_criterion(np.zeros(Z.shape[1]), Z, float(self.margin))
+        try:
+            return self._run_epochs(np.zeros(Z.shape[1]), Z, y)
+        finally:
+            del self._loss0
+
+    def _epoch(self, w, Z, y, order):
         b, eta = float(self.margin), float(self.eta)
         threshold = b * (1.0 - RTOL)
-        rng = check_random_state(self.random_state)
-        w = np.zeros(Z.shape[1])
-        history = {"violations": [], "errors": [], "loss": []}
-        self.converged_ = False
-        loss0 = relaxation_criterion(w, Z, b)
+        if self.mode == "single":
+            w_new = w.copy()
+            relaxation_epoch(w_new, Z[order], b, eta, threshold)
+        else:
+            w_new = batch_relaxation_step(w, Z, b, eta)
+        loss = relaxation_criterion(w_new, Z, b) if np.all(np.isfinite(w_new)) else np.inf
+        if not np.isfinite(loss) or loss > DIVERGENCE_FACTOR * self._loss0:
+            raise StopFit(
+                f"Batch relaxation diverged at eta={eta:g}: J_r grew from {self._loss0:.3g} to "
+                f"{loss:.3g}. The batch step adds the corrections of all violators; use a "
+                f"smaller eta (eta < 2/L = {batch_stability_bound(Z):.3g} is always stable). "
+                "The last finite weights are kept.")
+        w[:] = w_new
+        m = Z @ w
+        violations = int(np.sum(m < threshold))
+        return {"violations": violations, "errors": int(np.sum(m <= 0)), "loss": loss}, \
+            violations == 0
 
-        def violates(m):
-            return m < threshold
-
-        for epoch in range(1, self.max_iter + 1):
-            if self.mode == "single":
-                order = rng.permutation(Z.shape[0]) if self.shuffle else slice(None)
-                w_new = w.copy()
-                relaxation_epoch(w_new, Z[order], b, eta, threshold)
-            else:
-                w_new = batch_relaxation_step(w, Z, b, eta)
-            loss = relaxation_criterion(w_new, Z, b) if np.all(np.isfinite(w_new)) else np.inf
-            if not np.isfinite(loss) or loss > DIVERGENCE_FACTOR * loss0:
-                self.n_iter_ = epoch
-                self.history_ = {k: np.asarray(v) for k, v in history.items()}
-                self._not_converged(
-                    f"Batch relaxation diverged at eta={eta:g}: J_r grew from {loss0:.3g} to "
-                    f"{loss:.3g} in {epoch} steps. The batch step adds the corrections of all "
-                    f"violators; use a smaller eta (eta < 2/L = "
-                    f"{batch_stability_bound(Z):.3g} is always stable). The last finite weights "
-                    "are kept.")
-                return w
-            w = w_new
-            m = Z @ w
-            history["violations"].append(int(np.sum(violates(m))))
-            history["errors"].append(int(np.sum(m <= 0)))
-            history["loss"].append(loss)
-            if history["violations"][-1] == 0:
-                self.converged_ = True
-                break
-        self.n_iter_ = epoch
-        self.history_ = {k: np.asarray(v) for k, v in history.items()}
-        if not self.converged_:
-            self._not_converged(
-                f"Relaxation ({self.mode}, eta={eta:g}, margin={b:g}) did not reach the margin on "
-                f"all samples in max_iter={self.max_iter} epochs; {history['violations'][-1]} "
-                "violators remain. The data may not be linearly separable with this margin.")
-        return w
+    def _not_converged_message(self, w, Z, y):
+        return (f"Relaxation ({self.mode}, eta={self.eta:g}, margin={self.margin:g}) did not "
+                f"reach the margin on all samples in max_iter={self.max_iter} epochs; "
+                f"{self.history_['violations'][-1]} violators remain. The data may not be "
+                "linearly separable with this margin.")
 
 
 CorrectionResult = namedtuple("CorrectionResult", ["w", "n_iter", "converged", "errors"])
 CorrectionResult.__doc__ = """Result of :func:`fractional_correction`.
 
+Defined in chapter "Relaxation procedures".
+
 w : the augmented weights; n_iter : epochs run; converged : whether every sample ended
 with w · z > 0; errors : training errors at the end of each epoch."""
 
 
+@validate_params(
+    {"X": ["array-like"], "y": ["array-like"], "lam": [RELAXATION_FACTOR],
+     "fit_intercept": ["boolean"], "max_iter": [MAX_ITER], "w0": ["array-like", None]},
+    prefer_skip_nested_validation=True,
+)
 def fractional_correction(X, y, *, lam=1.5, fit_intercept=True, max_iter=1000, w0=None):
     """The fractional-correction rule: relaxation with margin b = 0 (eq. ``fractional``).
 
@@ -391,8 +404,6 @@ def fractional_correction(X, y, *, lam=1.5, fit_intercept=True, max_iter=1000, w
     >>> result.converged, bool(np.all(y * (augment(X) @ result.w) > 0))
     (True, True)
     """
-    _check_interval("lam", lam, 0, 2)
-    _check_positive("max_iter", max_iter, integer=True)
     X, y = check_X_y(X, y, dtype=np.float64)
     _, signs = labels_to_signs(y)
     Z = signs[:, None] * (augment(X) if fit_intercept else X)

@@ -22,10 +22,12 @@ take seconds.
 
 import numpy as np
 from numba import njit
+from sklearn.utils._param_validation import Interval, Real
 
-from ._base import LinearClassifier, _check_interval, _check_positive
-from ._blas import one_blas_thread
-from .perceptron import max_margin
+from ._base import MAX_ITER, IterativeClassifier, LinearClassifier
+from ._blas import blas_threads_for
+from .discriminant import max_margin
+from .kernels import kernel_perceptron_epoch
 
 __all__ = [
     "Hebb",
@@ -43,6 +45,7 @@ __all__ = [
     "rosenblatt_batch",
     "adatron_sweep",
     "minover_run",
+    "weights_from_counts",
 ]
 
 
@@ -82,25 +85,34 @@ def minover_update(w, X, y):
 
 
 @njit(cache=True)
-def minover_step(fields, gram, counts, mu, n_features):
+def minover_step(fields, rows, counts, mu):
     """One Minover step (eq. ``minover``) on the fields E^ν = S^ν w · ξ^ν.
 
     Defined in chapter "Optimal stability and Minover".
 
     μ is the least stable example, μ = argmin_ν E^ν. With w = (1/N) Σ_ν c^ν S^ν ξ^ν the
     update w ← w + S^μ ξ^μ / N adds one to the count c^μ and changes every field by
-    C_νμ / N: a rank-one change instead of a new X @ w. Arrays change in place.
+    C_νμ / N: a rank-one change instead of a new X @ w. ``rows`` holds the rows of the
+    Gram matrix already divided by N, C / N. The same pass finds the next least stable
+    example, which the step returns (the first one on ties, as ``np.argmin``). Arrays
+    change in place.
 
     Examples
     --------
     >>> gram = np.array([[2.0, 1.0], [1.0, 2.0]]); fields = np.array([0.5, 0.0])
     >>> counts = np.zeros(2)
-    >>> minover_step(fields, gram, counts, int(np.argmin(fields)), 2)
+    >>> minover_step(fields, gram / 2, counts, int(np.argmin(fields)))
+    0
     >>> fields.tolist(), counts.tolist()
     ([1.0, 1.0], [0.0, 1.0])
     """
     counts[mu] += 1  # w ← w + S^μ ξ^μ / N
-    fields += gram[mu] / n_features  # E^ν ← E^ν + S^ν S^μ ξ^ν · ξ^μ / N
+    row, least = rows[mu], 0
+    for nu in range(len(fields)):
+        fields[nu] += row[nu]  # E^ν ← E^ν + S^ν S^μ ξ^ν · ξ^μ / N
+        if fields[nu] < fields[least]:
+            least = nu
+    return least
 
 
 def hull_bounds(fields, strengths, sq_norm):
@@ -182,8 +194,9 @@ def minover_run(fields, gram, counts, n_features, sq_norm, t, stop, tol):
     (2, [1.0, 1.0])
     """
     lower, upper = -np.inf, np.inf
+    rows = gram / n_features  # each field changes by C_νμ / N
+    mu = np.argmin(fields)  # the least stable example
     while True:
-        mu = np.argmin(fields)  # the least stable example
         if t > 0:  # the certificate of the current w, after t updates
             norm = np.sqrt(sq_norm) if sq_norm > 0 else np.inf  # 0 only for zero examples
             lower, upper = fields[mu] / norm, norm * n_features / t
@@ -192,19 +205,35 @@ def minover_run(fields, gram, counts, n_features, sq_norm, t, stop, tol):
         if t == stop:
             return t, sq_norm, lower, upper, False
         sq_norm += 2.0 * fields[mu] / n_features + gram[mu, mu] / n_features**2
-        minover_step(fields, gram, counts, mu, n_features)
+        mu = minover_step(fields, rows, counts, mu)
         t += 1
 
 
+def weights_from_counts(counts, X, y, n_features):
+    """w = (1/N) Σ_μ c^μ S^μ ξ^μ from the counts of Minover or the Rosenblatt perceptron.
+
+    Defined in chapter "Reproducing and extending the Minover report". ``counts``, ``X``
+    and ``y`` may be batches (leading axis: the data set), as the ``*_batch`` kernels
+    return them.
+
+    Examples
+    --------
+    >>> weights_from_counts(np.array([2.0, 1.0]), np.eye(2), np.array([1.0, -1.0]), 2)
+    array([ 1. , -0.5])
+    """
+    counts, X, y = (np.asarray(a, dtype=float) for a in (counts, X, y))
+    return np.einsum("...p,...pn->...n", counts * y, X) / n_features
+
+
 def exact_optimal_stability(X, y, *, fit_intercept=False):
-    """κ_opt and its weights exactly: :func:`lincls.perceptron.max_margin` in Part III's terms.
+    """κ_opt and its weights exactly: :func:`lincls.discriminant.max_margin` in Part III's terms.
 
     Defined in chapter "Optimal stability and Minover".
 
     The perceptron of optimal stability is u minimizing |u| subject to S^μ u · ξ^μ ≥ 1;
     then κ_opt = 1/|u|. This least-distance problem is the maximal-margin problem of
     chapter "Convergence of the perceptron", solved exactly (NNLS, Lawson & Hanson 1974,
-    ch. 23) by :func:`lincls.perceptron.max_margin`; this function only changes the
+    ch. 23) by :func:`lincls.discriminant.max_margin`; this function only changes the
     conventions: no bias by default, the weights scaled so that min_μ S^μ u · ξ^μ = 1,
     and ``-inf`` instead of an error on non-separable data. Used by the tests and the
     chapters as the reference optimum.
@@ -250,17 +279,8 @@ def signed_gram(X, y):
            [-1., 10.]])
     """
     Z = np.asarray(y, dtype=float)[..., None] * np.asarray(X, dtype=float)
-    with one_blas_thread():
+    with blas_threads_for(Z.size * Z.shape[-2]):
         return Z @ np.swapaxes(Z, -1, -2)
-
-
-def _history_dict(history):
-    """[(step, lower, upper[, updates]), ...] → dict of arrays."""
-    width = len(history[0]) if history else 3
-    arr = np.array(history, dtype=float).reshape(-1, width)
-    out = {"step": arr[:, 0].astype(int), "lower": arr[:, 1], "upper": arr[:, 2]}
-    out["updates"] = arr[:, 3].astype(int) if width == 4 else out["step"]
-    return out
 
 
 def _history_steps(max_iter, n_points=60):
@@ -302,51 +322,24 @@ def minover_batch(gram, n_features, *, max_iter, tol=None, record=False):
     """
     gram = np.asarray(gram, dtype=float)
     B, P, _ = gram.shape
-    rows = np.arange(B)
-    diag = gram[:, np.arange(P), np.arange(P)]
-    fields = np.zeros((B, P))
-    counts = np.zeros((B, P))
-    sq_norm = np.zeros(B)
-    n_iter = np.zeros(B, dtype=int)
-    active = np.ones(B, dtype=bool)
-    lower = np.full(B, -np.inf)
-    upper = np.full(B, np.inf)
-    steps = _history_steps(max_iter) if record else ()
-    history = []
-    for t in range(max_iter):
-        mu = np.argmin(fields, axis=1)
-        hmin = fields[rows, mu]
-        if t > 0 and (tol is not None or t in steps):  # bounds of w after t updates
-            norm = np.sqrt(sq_norm)
-            with np.errstate(divide="ignore", invalid="ignore"):
-                lower = np.where(active, hmin / norm, lower)
-            upper = np.where(active, norm * n_features / t, upper)
-            if t in steps:
-                history.append((t, lower.copy(), upper.copy()))
-            if tol is not None:
-                active &= ~((lower > 0) & (lower >= (1.0 - tol) * upper))
-                if not active.any():
-                    break
-        step = active / n_features
-        counts[rows, mu] += active
-        fields += step[:, None] * gram[rows, mu]
-        sq_norm += active * (2.0 * hmin / n_features + diag[rows, mu] / n_features**2)
-        n_iter += active
-    else:  # bounds of the final w
-        mu = np.argmin(fields, axis=1)
-        norm = np.sqrt(sq_norm)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            lower = np.where(active, fields[rows, mu] / norm, lower)
-        upper = np.where(active, norm * n_features / np.maximum(n_iter, 1), upper)
-        if record:
-            history.append((max_iter, lower.copy(), upper.copy()))
-        if tol is not None:
-            active &= ~((lower > 0) & (lower >= (1.0 - tol) * upper))
-    out = dict(counts=counts, fields=fields, sq_norm=sq_norm, n_iter=n_iter, lower=lower,
-               upper=upper, converged=~active if tol is not None else np.zeros(B, bool))
+    stops = sorted(_history_steps(max_iter) | {max_iter}) if record else [max_iter]
+    tol = -np.inf if tol is None else float(tol)  # -inf: the certificate never closes
+    fields, counts = np.zeros((B, P)), np.zeros((B, P))
+    sq_norm, n_iter = np.zeros(B), np.zeros(B, dtype=int)
+    lower, upper = np.zeros((len(stops), B)), np.zeros((len(stops), B))
+    converged = np.zeros(B, dtype=bool)
+    for b in range(B):  # the compiled single-set loop, one data set after the other
+        t, sq = 0, 0.0
+        for k, stop in enumerate(stops):
+            if not converged[b]:
+                t, sq, low, up, converged[b] = minover_run(fields[b], gram[b], counts[b],
+                                                           n_features, sq, t, stop, tol)
+            lower[k, b], upper[k, b] = low, up  # a stopped data set keeps its bounds
+        sq_norm[b], n_iter[b] = sq, t
+    out = dict(counts=counts, fields=fields, sq_norm=sq_norm, n_iter=n_iter, lower=lower[-1],
+               upper=upper[-1], converged=converged)
     if record:
-        out["history"] = (np.array([h[0] for h in history]),
-                          np.array([h[1] for h in history]), np.array([h[2] for h in history]))
+        out["history"] = (np.array(stops), lower, upper)
     return out
 
 
@@ -375,41 +368,29 @@ def adatron_batch(gram, *, max_iter, tol, learning_rate=1.0, record=False):
     """
     gram = np.asarray(gram, dtype=float)
     B, P, _ = gram.shape
-    diag = gram[:, np.arange(P), np.arange(P)].copy()
-    diag[diag <= 0] = 1.0  # a zero example can never be stabilized: it only grows
-    step_size = learning_rate / diag
-    strengths = np.zeros((B, P))
-    fields = np.zeros((B, P))
+    strengths, fields = np.zeros((B, P)), np.zeros((B, P))
     n_iter = np.zeros(B, dtype=int)
-    active = np.ones(B, dtype=bool)
-    lower = np.full(B, -np.inf)
-    upper = np.full(B, np.inf)
-    history = []
-    for sweep in range(1, max_iter + 1):
-        todo = ((strengths > 0) | (fields < 1.0)) & active[:, None]
-        for mu in np.flatnonzero(todo.any(axis=0)):
-            delta = np.maximum(-strengths[:, mu], step_size[:, mu] * (1.0 - fields[:, mu]))
-            delta *= todo[:, mu]
-            strengths[:, mu] += delta
-            fields += delta[:, None] * gram[:, mu]
-        n_iter += active
-        sq_norm = np.einsum("bp,bp->b", strengths, fields)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            norm = np.sqrt(sq_norm)
-            low = fields.min(axis=1) / norm
-            up = norm / strengths.sum(axis=1)
-        lower = np.where(active, low, lower)
-        upper = np.where(active, up, upper)
-        if record:
-            history.append((sweep, lower.copy(), upper.copy()))
-        active &= ~((lower > 0) & (lower >= (1.0 - tol) * upper))
-        if not active.any():
-            break
-    out = dict(strengths=strengths, fields=fields, n_iter=n_iter, lower=lower, upper=upper,
-               converged=~active)
+    lower, upper = np.full((max_iter, B), np.nan), np.full((max_iter, B), np.nan)
+    for b in range(B):  # the estimator's sweep, one data set after the other
+        g = gram[b].copy()
+        g[np.diag_indices(P)] = np.where(np.diag(g) <= 0, 1.0, np.diag(g))  # zero examples
+        for sweep in range(max_iter):
+            adatron_sweep(strengths[b], fields[b], g, learning_rate)
+            sq_norm = float(strengths[b] @ fields[b])
+            low, up = (hull_bounds(fields[b], strengths[b], sq_norm) if sq_norm > 0
+                       else (-np.inf, np.inf))
+            lower[sweep:, b], upper[sweep:, b] = low, up  # a stopped data set keeps its bounds
+            n_iter[b] = sweep + 1
+            if low > 0 and low >= (1.0 - tol) * up:
+                break
+    sweeps = int(n_iter.max()) if B else 0
+    lower, upper = lower[:sweeps], upper[:sweeps]
+    out = dict(strengths=strengths, fields=fields, n_iter=n_iter,
+               lower=lower[-1] if sweeps else np.zeros(B),
+               upper=upper[-1] if sweeps else np.zeros(B),
+               converged=(lower[-1] > 0) & (lower[-1] >= (1.0 - tol) * upper[-1]))
     if record:
-        out["history"] = (np.array([h[0] for h in history]),
-                          np.array([h[1] for h in history]), np.array([h[2] for h in history]))
+        out["history"] = (np.arange(1, sweeps + 1), lower, upper)
     return out
 
 
@@ -445,40 +426,30 @@ def rosenblatt_batch(gram, n_features, *, max_epochs, order=None):
     gram = np.asarray(gram, dtype=float)
     B, P, _ = gram.shape
     order = np.arange(P) if order is None else np.asarray(order)
-    counts = np.zeros((B, P))
-    fields = np.zeros((B, P))
+    counts, fields = np.zeros((B, P)), np.zeros((B, P))
     n_epochs = np.zeros(B, dtype=int)
     converged = np.zeros(B, dtype=bool)
+    signs = np.ones(P)  # the signed Gram matrix holds the labels already
     for b in range(B):  # the data sets make their mistakes at different times: one by one
-        f, c, g = fields[b, order], counts[b], gram[b][np.ix_(order, order)]
+        # the dual perceptron of chapter "Kernels" on the kernel C / N, all rows known
+        K = (gram[b] / n_features, np.ones(P, dtype=np.bool_), np.zeros((P, 1)), 0, 0.0, 0,
+             0.0, 0.0)
         for epoch in range(1, max_epochs + 1):
-            i, mistakes = 0, 0
-            while i < P:  # jump straight to the next mistake (E ≤ 0) in presentation order
-                j = i + int(np.argmax(f[i:] <= 0))
-                if f[j] > 0:
-                    break
-                c[order[j]] += 1  # w ← w + S^μ ξ^μ / N
-                f += g[j] / n_features
-                mistakes += 1
-                i = j + 1
             n_epochs[b] = epoch
-            if mistakes == 0:
+            if kernel_perceptron_epoch(counts[b], fields[b], signs, order, K) == 0:
                 converged[b] = True
                 break
-        fields[b, order] = f
     return dict(counts=counts, fields=fields, n_epochs=n_epochs, converged=converged)
 
 
 # ----------------------------------------------------------------------------------------
 # Estimators
 # ----------------------------------------------------------------------------------------
-class _StabilityMixin:
-    """Validation shared by Minover and AdaTron."""
-
-    def _validate_params(self):
-        super()._validate_params()
-        _check_positive("max_iter", self.max_iter, integer=True)
-        _check_interval("tol", self.tol, 0, 1)
+_STABILITY_CONSTRAINTS = {
+    **IterativeClassifier._parameter_constraints,
+    "max_iter": [MAX_ITER],
+    "tol": [Interval(Real, 0, 1, closed="neither")],
+}
 
 
 class Hebb(LinearClassifier):
@@ -529,7 +500,7 @@ class Hebb(LinearClassifier):
         return hebb_weights(X, y)
 
 
-class Minover(_StabilityMixin, LinearClassifier):
+class Minover(IterativeClassifier):
     """Minover (Krauth & Mézard 1987): the perceptron of optimal stability.
 
     Defined in chapter "Optimal stability and Minover".
@@ -591,6 +562,8 @@ class Minover(_StabilityMixin, LinearClassifier):
     True
     """
 
+    _parameter_constraints = _STABILITY_CONSTRAINTS
+
     def __init__(self, *, fit_intercept=False, max_iter=100_000, tol=1e-3):
         self.fit_intercept = fit_intercept
         self.max_iter = max_iter
@@ -598,31 +571,41 @@ class Minover(_StabilityMixin, LinearClassifier):
 
     def _fit_augmented(self, X, y):
         n_samples, n_features = X.shape
-        gram = signed_gram(X, y)
-        fields, counts = np.zeros(n_samples), np.zeros(n_samples)
-        t, sq_norm = 0, 0.0
-        history = []
-        self.converged_ = False
-        for stop in sorted(_history_steps(self.max_iter) | {self.max_iter}):
-            t, sq_norm, lower, upper, done = minover_run(
-                fields, gram, counts, n_features, sq_norm, t, stop, float(self.tol))
-            history.append((t, lower, upper))
-            if done:
-                self.converged_ = True
-                break
-        self.n_iter_ = int(counts.sum())
-        self.stability_, self.stability_bound_ = float(lower), float(upper)
-        self.embedding_strengths_ = counts / n_features
-        self.history_ = _history_dict(history)
-        if not self.converged_:
-            self._not_converged(
-                f"Minover stopped after max_iter={self.max_iter} updates with stability "
-                f"{self.stability_:.4g} and bound {self.stability_bound_:.4g}; the data may "
-                "not be linearly separable. Increase max_iter or tol.")
-        return (counts * y) @ X / n_features
+        # an "epoch" runs to the next of about 60 log-spaced steps at which history_ records
+        self._stops = sorted(_history_steps(self.max_iter) | {self.max_iter})
+        state = {"fields": np.zeros(n_samples), "counts": np.zeros(n_samples), "t": 0,
+                 "sq_norm": 0.0, "gram": signed_gram(X, y), "X": X, "y": y}
+        try:
+            self._run_epochs(state, X, y)
+        finally:
+            del self._stops
+        self.n_iter_ = state["t"]
+        self.stability_ = float(self.history_["lower"][-1])
+        self.stability_bound_ = float(self.history_["upper"][-1])
+        self.embedding_strengths_ = state["counts"] / n_features
+        return self._callback_weights(state)
+
+    def _max_epochs(self):
+        return len(self._stops)
+
+    def _callback_weights(self, state):
+        X, y = state["X"], state["y"]
+        return (state["counts"] * y) @ X / X.shape[1]
+
+    def _epoch(self, state, X, y, order):
+        stop = next(s for s in self._stops if s > state["t"])
+        state["t"], state["sq_norm"], lower, upper, done = minover_run(
+            state["fields"], state["gram"], state["counts"], X.shape[1], state["sq_norm"],
+            state["t"], stop, float(self.tol))
+        return {"step": state["t"], "lower": lower, "upper": upper, "updates": state["t"]}, done
+
+    def _not_converged_message(self, state, X, y):
+        return (f"Minover stopped after max_iter={self.max_iter} updates with stability "
+                f"{self.history_['lower'][-1]:.4g} and bound {self.history_['upper'][-1]:.4g}; "
+                "the data may not be linearly separable. Increase max_iter or tol.")
 
 
-class AdaTron(_StabilityMixin, LinearClassifier):
+class AdaTron(IterativeClassifier):
     """AdaTron (Anlauf & Biehl 1989): the perceptron of optimal stability by dual ascent.
 
     Defined in chapter "Optimal stability and Minover".
@@ -685,44 +668,43 @@ class AdaTron(_StabilityMixin, LinearClassifier):
         tags.classifier_tags.poor_score = True
         return tags
 
+    _parameter_constraints = {**_STABILITY_CONSTRAINTS,
+                              "learning_rate": [Interval(Real, 0, 2, closed="neither")]}
+
     def __init__(self, *, fit_intercept=False, learning_rate=1.0, max_iter=1000, tol=1e-3):
         self.fit_intercept = fit_intercept
         self.learning_rate = learning_rate
         self.max_iter = max_iter
         self.tol = tol
 
-    def _validate_params(self):
-        super()._validate_params()
-        _check_interval("learning_rate", self.learning_rate, 0, 2)
-
     def _fit_augmented(self, X, y):
-        n_samples = X.shape[0]
         gram = signed_gram(X, y)
         if np.any(np.diag(gram) <= 0):  # an all-zero example: no w can stabilize it
             gram = gram + np.diag(np.where(np.diag(gram) <= 0, 1.0, 0.0))
-        strengths, fields = np.zeros(n_samples), np.zeros(n_samples)
-        history = []
-        self.converged_ = False
-        n_steps = 0
-        for sweep in range(1, self.max_iter + 1):
-            n_steps += adatron_sweep(strengths, fields, gram, float(self.learning_rate))
-            sq_norm = float(strengths @ fields)
-            lower, upper = (hull_bounds(fields, strengths, sq_norm) if sq_norm > 0
-                            else (-np.inf, np.inf))
-            history.append((sweep, lower, upper, n_steps))
-            if lower > 0 and lower >= (1.0 - self.tol) * upper:
-                self.converged_ = True
-                break
-        self.n_iter_ = sweep
-        self.stability_, self.stability_bound_ = lower, upper
-        self.embedding_strengths_ = strengths
-        self.history_ = _history_dict(history)
-        if not self.converged_:
-            self._not_converged(
-                f"AdaTron stopped after max_iter={self.max_iter} sweeps with stability "
-                f"{self.stability_:.4g}; the data may not be linearly separable. Increase "
-                "max_iter or tol.")
-        w = (strengths * y) @ X
-        if not np.any(w):  # degenerate data (e.g. all-zero inputs): any direction is as bad
-            w = np.zeros(X.shape[1])
-        return w
+        state = {"strengths": np.zeros(len(y)), "fields": np.zeros(len(y)), "gram": gram,
+                 "sweep": 0, "steps": 0, "X": X, "y": y}
+        self._run_epochs(state, X, y)
+        self.stability_ = float(self.history_["lower"][-1])
+        self.stability_bound_ = float(self.history_["upper"][-1])
+        self.embedding_strengths_ = state["strengths"]
+        return self._callback_weights(state)
+
+    def _callback_weights(self, state):
+        w = (state["strengths"] * state["y"]) @ state["X"]
+        return w if np.any(w) else np.zeros(len(w))  # degenerate data: any direction is as bad
+
+    def _epoch(self, state, X, y, order):
+        strengths, fields = state["strengths"], state["fields"]
+        state["sweep"] += 1
+        state["steps"] += adatron_sweep(strengths, fields, state["gram"],
+                                        float(self.learning_rate))
+        sq_norm = float(strengths @ fields)
+        lower, upper = (hull_bounds(fields, strengths, sq_norm) if sq_norm > 0
+                        else (-np.inf, np.inf))
+        return ({"step": state["sweep"], "lower": lower, "upper": upper,
+                 "updates": state["steps"]}, lower > 0 and lower >= (1.0 - self.tol) * upper)
+
+    def _not_converged_message(self, state, X, y):
+        return (f"AdaTron stopped after max_iter={self.max_iter} sweeps with stability "
+                f"{self.history_['lower'][-1]:.4g}; the data may not be linearly separable. "
+                "Increase max_iter or tol.")

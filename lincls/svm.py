@@ -22,20 +22,31 @@ margin. Two solvers are here:
 
 import numpy as np
 from scipy.linalg import LinAlgError, cho_factor, cho_solve
+from sklearn.utils._param_validation import Interval, Real, StrOptions
 
-from ._base import LinearClassifier, _check_positive
+from ._base import MAX_ITER, POSITIVE, LinearClassifier, augment
 from ._blas import blas_threads_for
 
 __all__ = ["LinearSVM", "primal_objective", "dual_objective", "hinge_loss", "smo_pair_update"]
 
 
 def hinge_loss(margins):
-    """The hinge loss max(0, 1 - m) of functional margins m_i = y_i (w · x_i + b)."""
+    """The hinge loss max(0, 1 - m) of functional margins m_i = y_i (w · x_i + b).
+
+    Defined in chapter "Support vector machines".
+
+    Examples
+    --------
+    >>> hinge_loss(np.array([2.0, 1.0, 0.5, -1.0]))
+    array([0. , 0. , 0.5, 2. ])
+    """
     return np.maximum(0.0, 1.0 - margins)
 
 
 def primal_objective(w, b, X, y, C, *, feasibility_tol=1e-4):
     """The soft-margin objective ½|w|² + C Σ_i max(0, 1 - y_i (w · x_i + b)), eq. (svm-hinge).
+
+    Defined in chapter "Support vector machines".
 
     With ``C = inf`` this is the hard-margin objective ½|w|² when every margin is at least
     1 (up to ``feasibility_tol``), and inf otherwise.
@@ -58,6 +69,8 @@ def primal_objective(w, b, X, y, C, *, feasibility_tol=1e-4):
 
 def dual_objective(alpha, X, y):
     """The dual objective Σ_i α_i - ½ |Σ_i α_i y_i x_i|², eq. (svm-dual).
+
+    Defined in chapter "Support vector machines".
 
     By weak duality it is a lower bound of the primal objective for every feasible α
     (0 ≤ α_i ≤ C, Σ_i α_i y_i = 0); at the optimum the two are equal.
@@ -89,7 +102,8 @@ class _Iterate:
     def __init__(self, X, y, C, bias):
         n, d = X.shape
         self.X, self.y, self.C, self.bias, self.soft = X, y, C, bias, bool(np.isfinite(C))
-        self.Xa = np.hstack([X, np.ones((n, 1))]) if bias else X
+        self.Xa = augment(X) if bias else X               # the clamped input: b first
+        self.off = int(bias)                              # where w starts in (b, w)
         self.w, self.b = np.zeros(d), 0.0
         self.alpha = np.full(n, min(1.0, C / 2))
         self.s = np.ones(n)
@@ -115,8 +129,8 @@ class _Iterate:
         """
         self.D = self.s / self.alpha + (self.xi / self.eta if self.soft else 0.0)
         M = self.Xa.T @ (self.Xa / self.D[:, None])
-        d = self.X.shape[1]
-        M[np.arange(d), np.arange(d)] += 1.0          # ½|w|² penalizes w, not b
+        w_part = np.arange(self.off, len(M))
+        M[w_part, w_part] += 1.0                      # ½|w|² penalizes w, not b
         self.scale = 1.0 / np.sqrt(np.diag(M))
         M *= self.scale[:, None] * self.scale[None, :]
         try:
@@ -128,14 +142,14 @@ class _Iterate:
         """Newton direction for the targets s∘α = ξ∘η = 0 with residuals r_sa, r_xe.
 
         The per-sample unknowns ds, dξ, dη are eliminated; what is left is the system
-        (I₀ + X̃ᵀ D⁻¹ X̃) (dw, db) = rhs with D = s/α + ξ/η, then dα = D⁻¹ (g - y ∘ X̃ (dw, db)).
+        (I₀ + X̃ᵀ D⁻¹ X̃) (db, dw) = rhs with D = s/α + ξ/η, then dα = D⁻¹ (g - y ∘ X̃ (db, dw)).
         """
         y, alpha, s, xi, eta = self.y, self.alpha, self.s, self.xi, self.eta
         g = -self.r_p - r_sa / alpha + ((r_xe + xi * self.r_xi) / eta if self.soft else 0.0)
         rhs = self.Xa.T @ (y * g / self.D)
-        rhs[: len(self.w)] -= self.r_w
+        rhs[self.off:] -= self.r_w
         if self.bias:
-            rhs[-1] += self.r_b
+            rhs[0] += self.r_b
         dwb = self.scale * cho_solve(self.factor, self.scale * rhs)
         da = (g - y * (self.Xa @ dwb)) / self.D
         ds = (-r_sa - s * da) / alpha
@@ -157,9 +171,8 @@ class _Iterate:
         return t
 
     def move(self, t, dwb, da, ds, dxi, de):
-        d = len(self.w)
-        self.w = self.w + t * dwb[:d]
-        self.b = self.b + t * dwb[d] if self.bias else 0.0
+        self.w = self.w + t * dwb[self.off:]
+        self.b = self.b + t * dwb[0] if self.bias else 0.0
         self.alpha, self.s = self.alpha + t * da, self.s + t * ds
         if self.soft:
             self.xi, self.eta = self.xi + t * dxi, self.eta + t * de
@@ -213,10 +226,19 @@ def _fit_ipm(X, y, C, bias, max_iter, tol):
 def smo_pair_update(alpha, grad, i, j, y, K_ii, K_jj, K_ij, C):
     """Optimize the dual over (α_i, α_j) along Σ α_k y_k = const, eq. (svm-smo).
 
+    Defined in chapter "Support vector machines".
+
     ``grad`` is the gradient of the dual objective to *minimize*, y_k f_k - 1 with
     f_k = w · x_k. Moving α_i by +y_i t and α_j by -y_j t keeps Σ α_k y_k fixed; the
     one-dimensional quadratic is minimized in t and clipped to the box 0 ≤ α ≤ C.
     Returns the new (α_i, α_j).
+
+    Examples
+    --------
+    >>> y = np.array([1.0, -1.0])                         # K = identity: K_ii = K_jj = 1
+    >>> alpha = np.zeros(2); grad = -np.ones(2)          # dual gradient at α = 0
+    >>> [float(a) for a in smo_pair_update(alpha, grad, 0, 1, y, 1.0, 1.0, 0.0, C=10.0)]
+    [1.0, 1.0]
     """
     curvature = max(K_ii + K_jj - 2.0 * K_ij, 1e-12)
     t = (y[j] * grad[j] - y[i] * grad[i]) / curvature       # unconstrained minimizer
@@ -276,6 +298,8 @@ def _fit_smo(X, y, C, bias, max_iter, tol):
 
 class LinearSVM(LinearClassifier):
     """The linear support vector machine with hard (``C=inf``) or soft margin.
+
+    Defined in chapter "Support vector machines".
 
     Minimizes ½|w|² + C Σ_i max(0, 1 - y_i (w · x_i + b)) over w and an unpenalized
     bias b, the problem of ``sklearn.svm.SVC(kernel="linear")``.
@@ -351,20 +375,20 @@ class LinearSVM(LinearClassifier):
     (1.0, [0, 1, 2, 3])
     """
 
+    _parameter_constraints = {
+        **LinearClassifier._parameter_constraints,
+        "C": [Interval(Real, 0, None, closed="right")],
+        "max_iter": [MAX_ITER],
+        "tol": [POSITIVE],
+        "solver": [StrOptions({"ipm", "smo"})],
+    }
+
     def __init__(self, *, C=1.0, fit_intercept=True, max_iter=1000, tol=1e-4, solver="ipm"):
         self.C = C
         self.fit_intercept = fit_intercept
         self.max_iter = max_iter
         self.tol = tol
         self.solver = solver
-
-    def _validate_params(self):
-        super()._validate_params()
-        _check_positive("C", self.C, allow_inf=True)
-        _check_positive("max_iter", self.max_iter, integer=True)
-        _check_positive("tol", self.tol)
-        if self.solver not in ("ipm", "smo"):
-            raise ValueError(f'solver must be "ipm" or "smo"; got {self.solver!r}.')
 
     def _fit_augmented(self, Xa, y):
         # The bias is not penalized, so the solvers take the raw inputs and b separately.

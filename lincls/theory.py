@@ -67,6 +67,8 @@ _NODES, _WEIGHTS = np.polynomial.legendre.leggauss(200)
 def H(x):
     """The Gaussian tail H(x) = ∫_x^∞ Dt = erfc(x / √2) / 2.
 
+    Defined in chapter "Learning from a teacher".
+
     Examples
     --------
     >>> float(H(0.0))
@@ -101,6 +103,8 @@ def _vectorize(fn, x):
 def hebb_overlap(alpha, noise=0.0):
     """R of Hebb's rule: √(2α(1−2λ)² / (2α(1−2λ)² + π)).
 
+    Defined in chapter "Learning from a teacher".
+
     The teacher component of Σ S^μ ξ^μ grows like P (1 − 2λ) √(2/π), the orthogonal
     part like √(PN) (Vallet 1989); λ is the probability that a label is flipped.
 
@@ -119,6 +123,8 @@ def hebb_overlap(alpha, noise=0.0):
 
 def hebb_error(alpha, noise=0.0):
     """ε_g = arccos(R) / π of Hebb's rule with R from :func:`hebb_overlap`.
+
+    Defined in chapter "Learning from a teacher".
 
     ``noise`` λ flips each training label with probability λ; ε_g is measured against the
     noise-free teacher.
@@ -192,6 +198,8 @@ def _optimal_stability(alpha):
 def optimal_stability_overlap(alpha):
     """R and κ_opt of the perceptron of optimal stability (teacher rule, no noise).
 
+    Defined in chapter "The statistical mechanics of the perceptron".
+
     The replica calculation (Gardner 1988 with a teacher; Opper, Kinzel, Kleinz & Nehl
     1990) gives, in the limit q → 1 of the student–student overlap, the function
     F(R, κ) = ½(1 − R²) − α ∫_{−∞}^{κ} Dt H(−Rt/√(1−R²)) (κ − t)². The optimal
@@ -217,6 +225,8 @@ def optimal_stability_overlap(alpha):
 
 def optimal_stability_error(alpha):
     """ε_g = arccos(R) / π of the perceptron of optimal stability.
+
+    Defined in chapter "The statistical mechanics of the perceptron".
 
     For large α, ε_g ≈ 0.50/α (Opper et al. 1990).
 
@@ -245,6 +255,8 @@ def _gibbs(alpha):
 def gibbs_overlap(alpha):
     """R of Gibbs learning (a random student from version space).
 
+    Defined in chapter "The statistical mechanics of the perceptron".
+
     Solves R / √(1 − R) = (α/π) ∫ Dt exp(−Rt²/2) / H(√R t) (Engel & Van den Broeck 2001,
     eq. 2.42) with ``brentq``.
 
@@ -260,6 +272,8 @@ def gibbs_overlap(alpha):
 def gibbs_error(alpha):
     """ε_g = arccos(R)/π of Gibbs learning; ε_g ≈ 0.625/α for large α.
 
+    Defined in chapter "The statistical mechanics of the perceptron".
+
     Examples
     --------
     >>> round(gibbs_error(1.0), 3)
@@ -270,6 +284,8 @@ def gibbs_error(alpha):
 
 def bayes_error(alpha):
     """ε_g of the Bayes-optimal student, the centre of mass of version space.
+
+    Defined in chapter "The statistical mechanics of the perceptron".
 
     Its overlap is √R_Gibbs (Opper & Haussler 1991); ε_g ≈ 0.442/α for large α.
 
@@ -291,6 +307,8 @@ def gardner_capacity(kappa):
     """α_c(κ) = [∫_{−κ}^∞ Dt (t + κ)²]⁻¹: how many random dichotomies per input can be
     stored with stability at least κ (Gardner 1988). α_c(0) = 2.
 
+    Defined in chapter "The statistical mechanics of the perceptron".
+
     Examples
     --------
     >>> float(gardner_capacity(0.0))
@@ -306,6 +324,8 @@ def gardner_capacity(kappa):
 def gardner_stability(alpha):
     """κ_max(α), the inverse of :func:`gardner_capacity`: the largest stability of a
     perceptron storing P = αN random labels.
+
+    Defined in chapter "The statistical mechanics of the perceptron".
 
     κ_max > 0 for α < 2 and κ_max(2) = 0. For α > 2 the value returned (negative) is the
     replica-symmetric one, which is no longer exact there (Gardner & Derrida 1988).

@@ -13,7 +13,7 @@ from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
-from lincls import LinearClassifier, augment, datasets, metrics
+from lincls import LinearClassifier, augment, datasets, logic_gate, metrics
 from lincls.discriminant import LinearDiscriminant, is_linearly_separable, separating_weights
 from lincls.plotting import plot_decision_regions
 
@@ -182,9 +182,51 @@ def test_every_estimator_is_re_exported_from_the_package():
     import lincls
 
     for name in ("perceptron", "pocket", "multiclass", "relaxation", "adaline", "least_squares",
-                 "stability", "svm", "pca", "discriminant"):
+                 "stability", "svm", "pca", "discriminant", "margin", "logistic", "kernels"):
         module = importlib.import_module(f"lincls.{name}")
         for attr in module.__all__:
             obj = getattr(module, attr)
             if inspect.isclass(obj) and issubclass(obj, BaseEstimator):
                 assert attr in lincls.__all__ and getattr(lincls, attr) is obj, attr
+
+
+ITERATIVE = ["Perceptron", "Pocket", "ModifiedPerceptron", "Relaxation", "Adaline", "HoKashyap",
+             "Minover", "AdaTron", "KernelPerceptron", "MulticlassPerceptron"]
+
+
+@pytest.mark.parametrize("name", ITERATIVE)
+def test_every_iterative_estimator_runs_the_one_loop_with_a_callback(name):
+    """One training loop: n_iter_, history_, converged_ and a callback that sees each epoch."""
+    import lincls
+    from lincls._base import IterativeMixin
+    from lincls.datasets import teacher_student
+
+    cls = getattr(lincls, name)
+    assert issubclass(cls, IterativeMixin)
+    assert "_validate_params" not in vars(cls)  # scikit-learn's own, from _parameter_constraints
+    X, y, _ = teacher_student(60, 5, random_state=1)
+    seen = []
+    clf = cls(**({"eta": 0.2} if name == "Adaline" else {}))
+    clf.fit(X, y, callback=lambda epoch, w: seen.append((epoch, np.array(w))))
+    assert clf.converged_
+    assert [epoch for epoch, _ in seen] == list(range(1, len(seen) + 1))
+    for key, values in clf.history_.items():
+        assert key == "helpers" or len(values) == len(seen)  # helpers: one per update
+    if name != "Minover":  # whose n_iter_ counts updates, its epochs run to log-spaced steps
+        assert clf.n_iter_ == len(seen)
+    last = seen[-1][1]
+    if name == "KernelPerceptron":
+        np.testing.assert_array_equal(last, clf.alpha_)
+    elif name == "MulticlassPerceptron":
+        np.testing.assert_array_equal(last[:, 1:], clf.coef_)
+    else:
+        np.testing.assert_allclose(last, clf.weights_, rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize("name", ITERATIVE)
+def test_bad_hyper_parameters_raise_value_errors_naming_them(name):
+    import lincls
+
+    cls = getattr(lincls, name)
+    with pytest.raises(ValueError, match="'max_iter' parameter of"):
+        cls(max_iter=0).fit(*logic_gate("and"))

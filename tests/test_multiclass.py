@@ -189,11 +189,11 @@ def test_two_classes_give_a_signed_decision_function():
 
 
 @pytest.mark.parametrize("params, message", [
-    ({"eta": 0}, "eta must be a positive number"),
-    ({"eta": -1.0}, "eta must be a positive number"),
-    ({"correction": "relative"}, 'correction must be "fixed" or "absolute"'),
-    ({"max_iter": 2.5}, "max_iter must be a positive integer"),
-    ({"fit_intercept": 1}, "fit_intercept must be True or False"),
+    ({"eta": 0}, r"'eta' parameter of MulticlassPerceptron .* range \(0.0, inf\)"),
+    ({"eta": -1.0}, r"'eta' parameter of MulticlassPerceptron .* range \(0.0, inf\)"),
+    ({"correction": "relative"}, "'correction' parameter of .* must be a str among"),
+    ({"max_iter": 2.5}, r"'max_iter' parameter of MulticlassPerceptron .* range \[1, inf\)"),
+    ({"fit_intercept": 1}, "'fit_intercept' parameter of .* must be an instance of 'bool'"),
 ])
 def test_bad_hyper_parameters(params, message):
     X, y = separable_machine(20, 2, 3)

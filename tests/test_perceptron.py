@@ -207,15 +207,15 @@ def test_xor_does_not_converge_and_warns():
 
 
 @pytest.mark.parametrize("params, message", [
-    ({"eta": 0.0}, "eta must be a positive number"),
-    ({"eta": -1}, "eta must be a positive number"),
-    ({"eta": float("nan")}, "eta must be a positive number"),
-    ({"eta": float("inf")}, "eta must be finite"),
-    ({"eta": "1"}, "eta must be a positive number"),
-    ({"max_iter": 0}, "max_iter must be a positive integer"),
-    ({"max_iter": 2.5}, "max_iter must be a positive integer"),
-    ({"shuffle": "yes"}, "shuffle must be True or False"),
-    ({"fit_intercept": 1}, "fit_intercept must be True or False"),
+    ({"eta": 0.0}, r"'eta' parameter of Perceptron .* range \(0.0, inf\)"),
+    ({"eta": -1}, r"'eta' parameter of Perceptron .* range \(0.0, inf\)"),
+    ({"eta": float("nan")}, r"'eta' parameter of Perceptron .* range \(0.0, inf\)"),
+    ({"eta": float("inf")}, r"'eta' parameter of Perceptron .* range \(0.0, inf\). Got inf"),
+    ({"eta": "1"}, r"'eta' parameter of Perceptron .* range \(0.0, inf\)"),
+    ({"max_iter": 0}, r"'max_iter' parameter of Perceptron .* range \[1, inf\)"),
+    ({"max_iter": 2.5}, r"'max_iter' parameter of Perceptron .* range \[1, inf\)"),
+    ({"shuffle": "yes"}, "'shuffle' parameter of Perceptron must be an instance of 'bool'"),
+    ({"fit_intercept": 1}, "'fit_intercept' parameter of Perceptron must be an instance of 'bool'"),
 ])
 def test_bad_parameters_raise(params, message):
     X, y = logic_gate("and")
@@ -322,3 +322,11 @@ def test_callback_records_the_weights_after_every_epoch():
             warnings.simplefilter("ignore", ConvergenceWarning)
             np.testing.assert_array_equal(
                 w, Perceptron(shuffle=False, max_iter=epochs).fit(X, y).weights_)
+
+
+def test_perceptron_trace_validates_like_the_estimator():
+    X, y = logic_gate("and")
+    with pytest.raises(ValueError, match="'eta' parameter of perceptron_trace"):
+        perceptron_trace(X, y, eta=0.0)
+    with pytest.raises(ValueError, match="'max_iter' parameter of perceptron_trace"):
+        perceptron_trace(X, y, max_iter=0)

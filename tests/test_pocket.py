@@ -160,12 +160,12 @@ def test_modified_perceptron_separates_or_gate():
 
 
 @pytest.mark.parametrize("cls, params, message", [
-    (Pocket, {"ratchet": "yes"}, "ratchet must be True or False"),
-    (Pocket, {"eta": -1.0}, "eta must be a positive number"),
-    (ModifiedPerceptron, {"c": -0.1}, r"c must be a number in the interval \[0, inf\)"),
-    (ModifiedPerceptron, {"c": float("nan")}, r"c must be a number in the interval \[0, inf\)"),
-    (ModifiedPerceptron, {"update": "worst"}, 'update must be "best" or "self"'),
-    (ModifiedPerceptron, {"max_iter": 0}, "max_iter must be a positive integer"),
+    (Pocket, {"ratchet": "yes"}, "'ratchet' parameter of Pocket must be an instance of 'bool'"),
+    (Pocket, {"eta": -1.0}, r"'eta' parameter of Pocket must be a float in the range \(0.0, inf"),
+    (ModifiedPerceptron, {"c": -0.1}, r"'c' parameter of .* in the range \[0.0, inf\)"),
+    (ModifiedPerceptron, {"c": float("nan")}, r"'c' parameter of .* in the range \[0.0, inf\)"),
+    (ModifiedPerceptron, {"update": "worst"}, "'update' parameter of .* must be a str among"),
+    (ModifiedPerceptron, {"max_iter": 0}, r"'max_iter' parameter of .* an int in the range \[1"),
 ])
 def test_bad_parameters_raise(cls, params, message):
     X, y = logic_gate("and")

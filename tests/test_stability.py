@@ -111,7 +111,7 @@ def test_minover_fields_equal_textbook_loop():
     fields, counts = np.zeros(60), np.zeros(60)
     for _ in range(200):
         w = minover_update(w, X, y)
-        minover_step(fields, gram, counts, int(np.argmin(fields)), 15)
+        minover_step(fields, gram / 15, counts, int(np.argmin(fields)))
         np.testing.assert_allclose(fields, y * (X @ w), atol=1e-10)
     np.testing.assert_allclose((counts * y) @ X / 15, w, atol=1e-12)
     clf = Minover(max_iter=200, tol=1e-12)

@@ -12,7 +12,7 @@ from sklearn.svm import SVC, LinearSVC
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from lincls.datasets import load_breast_cancer, load_digits_4_vs_9, load_iris, teacher_student
-from lincls.perceptron import max_margin
+from lincls.discriminant import max_margin
 from lincls.svm import LinearSVM, dual_objective, primal_objective, smo_pair_update
 
 
