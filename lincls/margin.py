@@ -70,7 +70,7 @@ def voted_perceptron_run(X, y, max_iter):
     from numba.typed import List
 
     X = np.ascontiguousarray(X)
-    w, count, total = np.zeros(X.shape[1]), np.ones(1), np.zeros(X.shape[1])
+    w, count, total = np.zeros(X.shape[1]), np.zeros(1), np.zeros(X.shape[1])
     mistakes, errors = List([(0, 0.0)]), []
     mistakes.pop()
     for _ in range(max_iter):
