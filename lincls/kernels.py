@@ -10,7 +10,11 @@ in feature space at the cost of the n × n Gram matrix K_ij = K(x_i, x_j):
   α_j counts the mistakes made on sample j (Aizerman, Braverman & Rozonoer 1964);
 * :class:`KernelSVM`, the soft-margin SVM dual of chapter "Support vector machines"
   with x_i · x_j replaced by K(x_i, x_j), solved by SMO with second-order working-set
-  selection (Fan, Chen & Lin 2005), the problem of ``sklearn.svm.SVC``.
+  selection (Fan, Chen & Lin 2005) and shrinking, the problem of ``sklearn.svm.SVC``.
+
+Both need K to be positive semidefinite (every Gram matrix PSD): then K is an inner
+product in a feature space and the SVM dual is concave. The three kernels here are; a
+polynomial kernel with c₀ < 0 need not be, so ``coef0`` must be ≥ 0.
 
 The loops are compiled with numba; with ``NUMBA_DISABLE_JIT=1`` they run as plain Python.
 """
@@ -476,8 +480,9 @@ class KernelPerceptron(_KernelClassifier):
 
     Notes
     -----
-    Novikoff's theorem holds in feature space: on data separable there with margin γ,
-    the number of mistakes is at most R² / γ², R² = max_i K(x_i, x_i) (eq. kernels-bound).
+    Novikoff's theorem holds in feature space: on data separable there with margin ρ,
+    the number of mistakes is at most R² / ρ², R² = max_i K(x_i, x_i) (theorem
+    "Mistake bound in feature space" of the chapter).
 
     References
     ----------

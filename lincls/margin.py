@@ -5,8 +5,9 @@ regression, the chapter's probabilistic classifier, lives in :mod:`lincls.logist
 
 Every learning rule of the book minimizes a loss of the margin m = y w · x̃
 (:data:`MARGIN_LOSSES`). The voted perceptron of Freund & Schapire (1999) keeps every
-weight vector w_k the perceptron passes through, with its survival count c_k (one plus
-the number of samples it classified correctly before its next mistake); it predicts by
+weight vector w_k the perceptron passes through, with its survival count c_k (the
+training steps it lasted: the mistake that created it plus the samples it then classified
+correctly; c_0 = 0 for the initial w_0 = 0, as in Freund & Schapire); it predicts by
 the vote sign(Σ_k c_k sign(w_k · x̃)). The averaged perceptron predicts with the linear
 average Σ_k c_k w_k instead.
 """
@@ -44,8 +45,9 @@ def voted_perceptron_epoch(w, count, total, X, y, mistakes):
     ``w`` is the current weight vector and ``count[0]`` its survival count c; ``total``
     accumulates Σ_k c_k w_k over the retired vectors. At a mistake the current vector
     retires with its count and the perceptron update w ← w + y x̃ starts a new one with
-    c = 1; a correct sample adds one to c. The indices of the mistakes and the counts of
-    the vectors they retire are appended to ``mistakes`` (rows (i, c)); returns their number.
+    c = 1; a correct sample adds one to c. The run starts at w_0 = 0 with c_0 = 0. The
+    indices of the mistakes and the counts of the vectors they retire are appended to
+    ``mistakes`` (rows (i, c)); returns their number.
     """
     made = 0
     for i in range(len(y)):
