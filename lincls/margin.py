@@ -27,11 +27,11 @@ __all__ = ["MARGIN_LOSSES", "voted_perceptron_epoch", "voted_perceptron_run",
            "AveragedPerceptron", "VotedPerceptron", "FisherDiscriminant"]
 
 #: Each loss of the book as a function of the margin m = y w · x̃, eq. (margin-losses).
-#: The relaxation loss is that of the margin b = 1 with |x̃| = 1.
+#: The relaxation loss is that of the margin 1 (b = 1 in its chapter) with |x̃| = 1.
 MARGIN_LOSSES = {
     "0–1 (errors, pocket)": lambda m: (m <= 0).astype(float),
     "perceptron": lambda m: np.maximum(0.0, -m),
-    "relaxation (b = 1)": lambda m: 0.5 * np.maximum(0.0, 1.0 - m) ** 2,
+    "relaxation (margin 1)": lambda m: 0.5 * np.maximum(0.0, 1.0 - m) ** 2,
     "squared (Adaline, MSE)": lambda m: (1.0 - m) ** 2,
     "hinge (SVM)": lambda m: np.maximum(0.0, 1.0 - m),
     "logistic": lambda m: np.logaddexp(0.0, -m) / np.log(2.0),
