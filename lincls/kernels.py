@@ -10,7 +10,11 @@ in feature space at the cost of the n × n Gram matrix K_ij = K(x_i, x_j):
   α_j counts the mistakes made on sample j (Aizerman, Braverman & Rozonoer 1964);
 * :class:`KernelSVM`, the soft-margin SVM dual of chapter "Support vector machines"
   with x_i · x_j replaced by K(x_i, x_j), solved by SMO with second-order working-set
-  selection (Fan, Chen & Lin 2005), the problem of ``sklearn.svm.SVC``.
+  selection (Fan, Chen & Lin 2005) and shrinking, the problem of ``sklearn.svm.SVC``.
+
+Both need K to be positive semidefinite (every Gram matrix PSD): then K is an inner
+product in a feature space and the SVM dual is concave. The three kernels here are; a
+polynomial kernel with c₀ < 0 need not be, so ``coef0`` must be ≥ 0.
 
 The loops are compiled with numba; with ``NUMBA_DISABLE_JIT=1`` they run as plain Python.
 """
@@ -96,27 +100,51 @@ _KINDS = {"linear": 0, "poly": 1, "rbf": 2}
 
 
 @njit(cache=True)
-def _kernel_row(rows, done, X, i, kind, gamma, degree, coef0, shift):
+def _power(x, p):
+    """x ** p for an integer p ≥ 1 by repeated multiplication (faster than pow)."""
+    r = x
+    for _ in range(p - 1):
+        r *= x
+    return r
+
+
+@njit(cache=True)
+def _kernel_row(rows, slot, X, i, kind, gamma, degree, coef0, shift):
     """Row i of the Gram matrix (plus ``shift``), computed at its first use and kept.
 
     The algorithms need only the rows of the samples they update (libsvm does the same
-    with its kernel cache), so most of the n × n matrix is often never computed.
+    with its kernel cache), so most of the n × n matrix is often never computed. Rows are
+    stored in order of first use: row i sits at ``rows[slot[i]]``, and ``slot[n]`` counts
+    the rows made, so the memory touched is that of the rows used.
     """
-    if not done[i]:
-        n, d = X.shape
+    n, d = X.shape
+    s = slot[i]
+    if s < 0:
+        s = slot[n]
+        slot[n] += 1
+        slot[i] = s
+        row = rows[s]
         for t in range(n):
-            s = 0.0
+            acc = 0.0
             if kind == 2:
                 for k in range(d):
                     diff = X[i, k] - X[t, k]
-                    s += diff * diff
-                rows[i, t] = math.exp(-gamma * s) + shift
+                    acc += diff * diff
+                row[t] = math.exp(-gamma * acc) + shift
             else:
                 for k in range(d):
-                    s += X[i, k] * X[t, k]
-                rows[i, t] = (s if kind == 0 else (gamma * s + coef0) ** degree) + shift
-        done[i] = True
-    return rows[i]
+                    acc += X[i, k] * X[t, k]
+                row[t] = (acc if kind == 0 else _power(gamma * acc + coef0, degree)) + shift
+    return rows[s]
+
+
+def lazy_kernel(X, kind, gamma, degree, coef0, shift=0.0):
+    """The tuple (rows, slot, X, kind, γ, d, c₀, shift) of :func:`_kernel_row`, no row made yet."""
+    n = len(X)
+    slot = np.full(n + 1, -1, dtype=np.int64)
+    slot[n] = 0
+    return (np.empty((n, n)), slot, np.ascontiguousarray(X, dtype=np.float64), int(kind),
+            float(gamma), int(degree), float(coef0), float(shift))
 
 
 def _kernel_diagonal(X, kind, gamma, degree, coef0):
@@ -136,7 +164,7 @@ def kernel_perceptron_epoch(alpha, f, y, order, K):
 
     ``f`` holds the activations f_i = Σ_j α_j y_j K_ij of all samples. A mistake,
     y_i f_i ≤ 0, adds one to α_i, which adds y_i K_i· to every activation. ``K`` is a
-    tuple (rows, done, X, kind, γ, d, c₀, shift) whose rows are computed on first use.
+    tuple (rows, slot, X, kind, γ, d, c₀, shift) whose rows are computed on first use.
     Updates ``alpha`` and ``f`` in place; returns the number of mistakes.
 
     Examples
@@ -177,91 +205,109 @@ def kernel_dual_objective(alpha, K, y):
 
 
 @njit(cache=True)
-def _select_pair(alpha, grad, diag, y, C, bias, K, active):
-    """The working set: (i, j, violation), Fan, Chen & Lin's second-order rule WSS2.
-
-    i maximizes -y_t ∇_t over the samples whose α_t may move "up"; j, among those that
-    may move "down" with a smaller -y ∇, maximizes the decrease of the dual, b²/a with
-    b = -y_i ∇_i + y_j ∇_j and a = K_ii + K_jj - 2 K_ij. Without a bias the pair is one
-    coordinate, the one with the largest projected gradient. Only the ``active`` samples
-    are candidates.
-    """
-    if not bias:
-        best, i = -1.0, 0
-        for t in active:
-            g = grad[t]
-            p = -g if (g < 0.0 and alpha[t] < C) else (g if (g > 0.0 and alpha[t] > 0.0) else 0.0)
-            if p > best:
-                best, i = p, t
-        return i, i, best
-    i, g_max = -1, -np.inf
-    for t in active:
-        if (y[t] > 0 and alpha[t] < C) or (y[t] < 0 and alpha[t] > 0):
-            if -y[t] * grad[t] >= g_max:
-                i, g_max = t, -y[t] * grad[t]
-    j, g_min, best = -1, np.inf, -np.inf
-    K_i = _kernel_row(K[0], K[1], K[2], i, K[3], K[4], K[5], K[6], K[7])
-    for t in active:
-        if (y[t] > 0 and alpha[t] > 0) or (y[t] < 0 and alpha[t] < C):
-            score = -y[t] * grad[t]
-            g_min = min(g_min, score)
-            b = g_max - score
-            if b > 0.0:
-                a = max(diag[i] + diag[t] - 2.0 * K_i[t], 1e-12)
-                if b * b / a > best:
-                    j, best = t, b * b / a
-    if j < 0:
-        return i, i, 0.0
-    return i, j, g_max - g_min
+def _set_bounds(alpha, y, C, t, up, low):
+    """Record whether α_t may move by +y_t δ (the set I_up) and by -y_t δ (I_low), δ > 0."""
+    up[t] = alpha[t] < C if y[t] > 0 else alpha[t] > 0.0
+    low[t] = alpha[t] > 0.0 if y[t] > 0 else alpha[t] < C
 
 
 @njit(cache=True)
-def smo_step(alpha, grad, y, C, i, j, K_i, K_j, K_ii, K_jj, active):
+def _pick_i(v, up, active):
+    """The first index of the working set: the largest score v over I_up."""
+    i, v_max = -1, -np.inf
+    for t in active:
+        if up[t] and v[t] >= v_max:
+            i, v_max = t, v[t]
+    return i, v_max
+
+
+@njit(cache=True)
+def _pick_j(i, v_max, v, diag, K_i, low, active):
+    """The second index (Fan, Chen & Lin's second-order rule WSS2) and the KKT violation.
+
+    Among the samples of I_low with a smaller score than v_i = ``v_max``, j maximizes the
+    increase of the dual, b²/a with b = v_i - v_j and a = K_ii + K_jj - 2 K_ij. The
+    violation is v_max minus the smallest score over I_low.
+    """
+    j, v_min, best_b2, best_a = -1, np.inf, 0.0, 1.0
+    d_i = diag[max(i, 0)]
+    for t in active:
+        if low[t]:
+            v_min = min(v_min, v[t])
+            b = v_max - v[t]
+            if b > 0.0:
+                a = max(d_i + diag[t] - 2.0 * K_i[t], 1e-12)
+                if b * b * best_a > best_b2 * a:          # b²/a > best, without a division
+                    j, best_b2, best_a = t, b * b, a
+    return j, v_max - v_min
+
+
+@njit(cache=True)
+def smo_step(alpha, v, y, C, i, j, K_i, K_j, up, low, active):
     """Optimize the dual over (α_i, α_j) on the line Σ α_k y_k = const, eq. (kernels-smo).
 
-    Moving α_i by y_i t and α_j by -y_j t keeps Σ α_k y_k; the one-dimensional quadratic is
-    minimized in t and clipped to the box 0 ≤ α ≤ C. With i = j (no bias) α_i moves alone.
-    The gradient ∇ = Q α - 1, Q_kl = y_k y_l K_kl, follows in place (on the active samples).
+    α_i moves by y_i δ and α_j by -y_j δ, which keeps Σ α_k y_k; the one-dimensional
+    quadratic is maximized at δ* and clipped to the box 0 ≤ α ≤ C. The scores
+    v_t = y_t - Σ_l α_l y_l K_tl follow in place (on the active samples), and the same
+    pass returns the next i: the largest score over I_up, and its value.
     """
-    if i == j:
-        new = min(max(alpha[i] - grad[i] / max(K_ii, 1e-12), 0.0), C)
-        d_i, d_j = new - alpha[i], 0.0
-    else:
-        curvature = max(K_ii + K_jj - 2.0 * K_i[j], 1e-12)
-        t = (y[j] * grad[j] - y[i] * grad[i]) / curvature
-        lo_i, hi_i = (-alpha[i], C - alpha[i]) if y[i] > 0 else (alpha[i] - C, alpha[i])
-        lo_j, hi_j = (alpha[j] - C, alpha[j]) if y[j] > 0 else (-alpha[j], C - alpha[j])
-        t = min(max(t, max(lo_i, lo_j)), min(hi_i, hi_j))
-        d_i, d_j = y[i] * t, -y[j] * t
-    alpha[i] += d_i
-    if i != j:
-        alpha[j] += d_j
-    for t in active:                     # ∇_t += y_t (K_ti y_i Δα_i + K_tj y_j Δα_j)
-        grad[t] += y[t] * (K_i[t] * (y[i] * d_i) + K_j[t] * (y[j] * d_j))
+    delta = (v[i] - v[j]) / max(K_i[i] + K_j[j] - 2.0 * K_i[j], 1e-12)
+    lo_i, hi_i = (-alpha[i], C - alpha[i]) if y[i] > 0 else (alpha[i] - C, alpha[i])
+    lo_j, hi_j = (alpha[j] - C, alpha[j]) if y[j] > 0 else (-alpha[j], C - alpha[j])
+    delta = min(max(delta, max(lo_i, lo_j)), min(hi_i, hi_j))
+    alpha[i] += y[i] * delta
+    alpha[j] -= y[j] * delta
+    _set_bounds(alpha, y, C, i, up, low)
+    _set_bounds(alpha, y, C, j, up, low)
+    next_i, v_max = -1, -np.inf
+    for t in active:                     # v_t -= δ (K_ti - K_tj)
+        v[t] -= delta * (K_i[t] - K_j[t])
+        if up[t] and v[t] >= v_max:
+            next_i, v_max = t, v[t]
+    return next_i, v_max
 
 
 @njit(cache=True)
-def _shrink(alpha, grad, y, C, active):
+def coordinate_step(alpha, v, y, C, i, K_i):
+    """Without a bias, the dual has no equality constraint and α_i moves alone:
+    α_i ← clip(α_i + y_i v_i / K_ii) to [0, C], and v_t -= y_i Δα_i K_ti for all t."""
+    new = min(max(alpha[i] + y[i] * v[i] / max(K_i[i], 1e-12), 0.0), C)
+    delta = y[i] * (new - alpha[i])
+    alpha[i] = new
+    for t in range(len(v)):
+        v[t] -= delta * K_i[t]
+
+
+@njit(cache=True)
+def _pick_coordinate(alpha, v, y, C):
+    """Without a bias: the coordinate with the largest projected gradient, and its size."""
+    best, i = -1.0, 0
+    for t in range(len(v)):
+        g = y[t] * v[t]                                   # minus the gradient
+        p = g if (g > 0.0 and alpha[t] < C) else (-g if (g < 0.0 and alpha[t] > 0.0) else 0.0)
+        if p > best:
+            best, i = p, t
+    return i, best
+
+
+@njit(cache=True)
+def _shrink(v, up, low, active):
     """The active samples minus those stuck at a bound (libsvm's shrinking heuristic).
 
-    A multiplier at a bound whose gradient pushes it further into the bound, beyond the
-    current extremes of -y∇, is unlikely to move again and leaves the active set.
+    A multiplier at a bound whose score lies beyond the current extremes (above the
+    largest v of I_up while it can only move down, or below the smallest v of I_low
+    while it can only move up) is unlikely to move again and leaves the active set.
     """
-    up, low = -np.inf, -np.inf
+    v_max, v_min = -np.inf, np.inf
     for t in active:
-        if (y[t] > 0 and alpha[t] < C) or (y[t] < 0 and alpha[t] > 0):
-            up = max(up, -y[t] * grad[t])
-        if (y[t] > 0 and alpha[t] > 0) or (y[t] < 0 and alpha[t] < C):
-            low = max(low, y[t] * grad[t])
+        if up[t]:
+            v_max = max(v_max, v[t])
+        if low[t]:
+            v_min = min(v_min, v[t])
     keep = np.empty_like(active)
     n_keep = 0
     for t in active:
-        if alpha[t] >= C:
-            stuck = -grad[t] > (up if y[t] > 0 else low)
-        elif alpha[t] <= 0.0:
-            stuck = grad[t] > (low if y[t] > 0 else up)
-        else:
-            stuck = False
+        stuck = (low[t] and not up[t] and v[t] > v_max) or (up[t] and not low[t] and v[t] < v_min)
         if not stuck:
             keep[n_keep] = t
             n_keep += 1
@@ -269,43 +315,62 @@ def _shrink(alpha, grad, y, C, active):
 
 
 @njit(cache=True)
-def _full_gradient(alpha, y, K):
-    """∇ = Q α - 1 from scratch, over the samples with α_j > 0."""
-    grad = -np.ones(len(y))
+def _full_scores(alpha, y, K):
+    """v = y - Σ_j α_j y_j K_·j from scratch, over the samples with α_j > 0."""
+    v = y.copy()
     for j in range(len(y)):
         if alpha[j] > 0.0:
             K_j = _kernel_row(K[0], K[1], K[2], j, K[3], K[4], K[5], K[6], K[7])
+            c = alpha[j] * y[j]
             for t in range(len(y)):
-                grad[t] += y[t] * y[j] * alpha[j] * K_j[t]
-    return grad
+                v[t] -= c * K_j[t]
+    return v
 
 
 @njit(cache=True)
-def _smo(alpha, grad, diag, y, C, bias, tol, max_iter, K):
+def _smo(alpha, v, diag, y, C, bias, tol, max_iter, K):
     """SMO until the largest KKT violation is ≤ tol; returns (steps, violation).
 
-    Every min(n, 1000) steps the active set shrinks (with a bias); when the shrunk
-    problem is solved, the full gradient is rebuilt and all samples are checked again.
+    With a bias, pairs by WSS2; every min(n, 1000) steps the active set shrinks, and when
+    the shrunk problem is solved the scores are rebuilt and all samples checked again.
+    Without a bias, single coordinates.
     """
     n = len(y)
+    violation = np.inf
+    if not bias:
+        for k in range(max_iter + 1):
+            i, violation = _pick_coordinate(alpha, v, y, C)
+            if violation <= tol or k == max_iter:
+                return k, violation
+            K_i = _kernel_row(K[0], K[1], K[2], i, K[3], K[4], K[5], K[6], K[7])
+            coordinate_step(alpha, v, y, C, i, K_i)
+        return max_iter, violation
+    up, low = np.empty(n, dtype=np.bool_), np.empty(n, dtype=np.bool_)
+    for t in range(n):
+        _set_bounds(alpha, y, C, t, up, low)
     active = np.arange(n)
     countdown = min(n, 1000)
-    violation = np.inf
+    i, v_max = _pick_i(v, up, active)
     for k in range(max_iter + 1):
         countdown -= 1
-        if bias and countdown == 0:
+        if countdown == 0:
             countdown = min(n, 1000)
-            active = _shrink(alpha, grad, y, C, active)
-        i, j, violation = _select_pair(alpha, grad, diag, y, C, bias, K, active)
+            active = _shrink(v, up, low, active)
+            i, v_max = _pick_i(v, up, active)
+        # (I_up is never empty on all samples; shrinking may empty it: then i = -1 and the
+        # shrunk problem is solved)
+        K_i = _kernel_row(K[0], K[1], K[2], max(i, 0), K[3], K[4], K[5], K[6], K[7])
+        j, violation = _pick_j(i, v_max, v, diag, K_i, low, active)
         if (violation <= tol or k == max_iter) and len(active) < n:
-            grad[:] = _full_gradient(alpha, y, K)          # unshrink
+            v[:] = _full_scores(alpha, y, K)              # unshrink
             active = np.arange(n)
-            i, j, violation = _select_pair(alpha, grad, diag, y, C, bias, K, active)
+            i, v_max = _pick_i(v, up, active)
+            K_i = _kernel_row(K[0], K[1], K[2], i, K[3], K[4], K[5], K[6], K[7])
+            j, violation = _pick_j(i, v_max, v, diag, K_i, low, active)
         if violation <= tol or k == max_iter:
             return k, violation
-        K_i = _kernel_row(K[0], K[1], K[2], i, K[3], K[4], K[5], K[6], K[7])
         K_j = _kernel_row(K[0], K[1], K[2], j, K[3], K[4], K[5], K[6], K[7])
-        smo_step(alpha, grad, y, C, i, j, K_i, K_j, diag[i], diag[j], active)
+        i, v_max = smo_step(alpha, v, y, C, i, j, K_i, K_j, up, low, active)
     return max_iter, violation
 
 
@@ -345,11 +410,8 @@ class _KernelClassifier(ClassifierMixin, BaseEstimator):
                              degree=self.degree, coef0=self.coef0)
 
     def _lazy_kernel(self, X, shift=0.0):
-        """The Gram matrix as (rows, done, X, kind, γ, d, c₀, shift), rows made on demand."""
-        n = len(X)
-        return (np.empty((n, n)), np.zeros(n, dtype=np.bool_), np.ascontiguousarray(X),
-                _KINDS[self.kernel], float(self._gamma), int(self.degree),
-                float(self.coef0), float(shift))
+        """The Gram matrix as (rows, slot, X, kind, γ, d, c₀, shift), rows made on demand."""
+        return lazy_kernel(X, _KINDS[self.kernel], self._gamma, self.degree, self.coef0, shift)
 
     def _store_support(self, X, y, alpha, b):
         self.alpha_ = alpha
@@ -432,8 +494,9 @@ class KernelPerceptron(IterativeMixin, _KernelClassifier):
 
     Notes
     -----
-    Novikoff's theorem holds in feature space: on data separable there with margin γ,
-    the number of mistakes is at most R² / γ², R² = max_i K(x_i, x_i) (eq. kernels-bound).
+    Novikoff's theorem holds in feature space: on data separable there with margin ρ,
+    the number of mistakes is at most R² / ρ², R² = max_i K(x_i, x_i) (theorem
+    "Mistake bound in feature space" of the chapter).
 
     References
     ----------
@@ -579,27 +642,30 @@ class KernelSVM(_KernelClassifier):
         K = self._lazy_kernel(X)
         diag = _kernel_diagonal(X, K[3], K[4], K[5], K[6])
         C = float(self.C)
-        alpha, grad = np.zeros(len(y)), -np.ones(len(y))
-        self.n_iter_, violation = _smo(alpha, grad, diag, y, C, bool(self.fit_intercept),
+        # The dual is symmetric under y → -y, but the choice of i in WSS2 is not: solve with
+        # classes_[0] as +1, as libsvm does, so that both take the same path.
+        s = -y
+        alpha, v = np.zeros(len(y)), s.copy()
+        self.n_iter_, violation = _smo(alpha, v, diag, s, C, bool(self.fit_intercept),
                                        float(self.tol), int(self.max_iter), K)
         self.converged_ = bool(violation <= self.tol)
         b = 0.0
         if self.fit_intercept:
-            # KKT: a free α_k (0 < α_k < C) sits on the margin, so b = -y_k ∇_k; without one,
+            # KKT: a free α_k (0 < α_k < C) sits on the margin, so b = v_k; without one,
             # the middle of the interval the bounded multipliers allow (as libsvm does).
-            score = -y * grad
             free = (alpha > 0) & (alpha < C)
             if np.any(free):
-                b = float(np.mean(score[free]))
+                b = float(np.mean(v[free]))
             else:
-                up = ((y > 0) & (alpha < C)) | ((y < 0) & (alpha > 0))
-                low = ((y > 0) & (alpha > 0)) | ((y < 0) & (alpha < C))
-                hi = score[up].max() if np.any(up) else 0.0
-                lo = score[low].min() if np.any(low) else 0.0
+                up = ((s > 0) & (alpha < C)) | ((s < 0) & (alpha > 0))
+                low = ((s > 0) & (alpha > 0)) | ((s < 0) & (alpha < C))
+                hi = v[up].max() if np.any(up) else 0.0
+                lo = v[low].min() if np.any(low) else 0.0
                 b = 0.5 * float(hi + lo)
+            b = -b                                       # back to classes_[1] as +1
         self._store_support(X, y, alpha, b)
-        # Σα - ½ αᵀQα with Qα = ∇ + 1: the dual objective from the gradient SMO keeps
-        self.objective_ = float(0.5 * (alpha.sum() - alpha @ grad))
+        # Σα - ½ αᵀQα with Qα = 1 - s∘v: the dual objective from the scores SMO keeps
+        self.objective_ = float(0.5 * (alpha.sum() + alpha @ (s * v)))
         if not self.converged_:
             _warn(f"KernelSVM stopped after max_iter={self.max_iter} SMO steps with KKT "
                   f"violation {violation:.3g} > tol={self.tol}; increase max_iter or tol.")

@@ -2,15 +2,16 @@
 
 Defined in chapter "The losses of the margin" (``book/margin_losses.md``).
 
-The model says P(y = +1 | x) = σ(w · x̃) with the logistic function σ(a) = 1 / (1 + e^(-a)),
-so P(y | x) = σ(y w · x̃) for y ∈ {-1, +1}. Maximizing the likelihood of the training
-labels is minimizing the logistic loss of the margins m_i = y_i w · x̃_i,
+The model says P(y = +1 | x) = σ(w̃ · x̃) with the logistic function σ(a) = 1 / (1 + e^(-a))
+and the augmented weights w̃ = (b, w), so P(y | x) = σ(y w̃ · x̃) for y ∈ {-1, +1}.
+Maximizing the likelihood of the training labels is minimizing the logistic loss of the
+margins m_i = y_i w̃ · x̃_i,
 
-    L(w) = Σ_i log(1 + exp(-m_i)) + |w|² / (2C),
+    L(w̃) = Σ_i log(1 + exp(-m_i)) + |w|² / (2C) = Σ_i log(1 + exp(-m_i)) + w̃ᵀ I₀ w̃ / (2C),
 
-with an optional L2 penalty (the bias is not penalized; C = inf, the default, is the plain
-maximum-likelihood fit). L is convex and smooth; Newton's method on it is iteratively
-reweighted least squares (IRLS).
+with an optional L2 penalty on w but not on the bias b (I₀ is the identity with a zero in
+the bias position; C = inf, the default, is the plain maximum-likelihood fit). L is convex
+and smooth; Newton's method on it is iteratively reweighted least squares (IRLS).
 """
 
 from numbers import Integral, Real
@@ -28,11 +29,12 @@ __all__ = ["LogisticRegression", "logistic_loss", "logistic_gradient", "logistic
 
 
 def logistic_loss(w, X, y, C=np.inf, bias=True):
-    """The objective Σ_i log(1 + exp(-y_i w · x̃_i)) + |w|²/(2C), eq. (logistic-loss).
+    """The objective Σ_i log(1 + exp(-y_i w̃ · x̃_i)) + w̃ᵀ I₀ w̃ / (2C), eq. (logistic-loss).
 
     Defined in chapter "The losses of the margin".
 
-    ``X`` holds the augmented inputs (bias first when ``bias``); the bias is not penalized.
+    ``X`` holds the augmented inputs and ``w`` the weights w̃ (bias first when ``bias``);
+    the bias is not penalized.
 
     Examples
     --------
@@ -46,7 +48,7 @@ def logistic_loss(w, X, y, C=np.inf, bias=True):
 
 
 def logistic_gradient(w, X, y, C=np.inf, bias=True):
-    """∇L = -Σ_i σ(-m_i) y_i x̃_i + w/C, eq. (logistic-gradient): mistakes weigh most.
+    """∇L = -Σ_i σ(-m_i) y_i x̃_i + I₀ w̃ / C, eq. (logistic-gradient): mistakes weigh most.
 
     Defined in chapter "The losses of the margin".
 
@@ -62,7 +64,7 @@ def logistic_gradient(w, X, y, C=np.inf, bias=True):
 
 
 def logistic_hessian(w, X, C=np.inf, bias=True):
-    """∇²L = Σ_i σ(a_i) σ(-a_i) x̃_i x̃_iᵀ + I/C, eq. (logistic-hessian); a_i = w · x̃_i.
+    """∇²L = Σ_i σ(a_i) σ(-a_i) x̃_i x̃_iᵀ + I₀/C, eq. (logistic-hessian); a_i = w̃ · x̃_i.
 
     Defined in chapter "The losses of the margin".
 
@@ -82,13 +84,14 @@ def logistic_hessian(w, X, C=np.inf, bias=True):
 
 
 def newton_step(w, X, y, C=np.inf, bias=True):
-    """One damped Newton (IRLS) step, eq. (logistic-newton): w ← w - t H⁻¹ ∇L.
+    """One damped Newton (IRLS) step, eq. (logistic-newton): w̃ ← w̃ - η H⁻¹ ∇L.
 
     Defined in chapter "The losses of the margin".
 
-    The step length t starts at 1 and is halved until the loss decreases enough
-    (Armijo's rule), which makes the iteration converge from any start. Returns the
-    new weights and the Newton decrement ∇Lᵀ H⁻¹ ∇L / 2, the predicted decrease.
+    The step length η starts at 1 and is halved until the loss decreases enough
+    (Armijo's rule), which makes the iteration converge from any start when a minimizer
+    exists. Returns the new weights and the Newton decrement ∇Lᵀ H⁻¹ ∇L / 2, the
+    predicted decrease.
 
     Examples
     --------
@@ -104,10 +107,10 @@ def newton_step(w, X, y, C=np.inf, bias=True):
         H[np.diag_indices_from(H)] += 1e-10 * (1.0 + np.trace(H))
         p = cho_solve(cho_factor(H, check_finite=False), g, check_finite=False)
     decrement = 0.5 * float(g @ p)
-    loss, t = logistic_loss(w, X, y, C, bias), 1.0
-    while t > 1e-10 and logistic_loss(w - t * p, X, y, C, bias) > loss - 1e-4 * t * g @ p:
-        t *= 0.5
-    return w - t * p, decrement
+    loss, eta = logistic_loss(w, X, y, C, bias), 1.0
+    while eta > 1e-10 and logistic_loss(w - eta * p, X, y, C, bias) > loss - 1e-4 * eta * g @ p:
+        eta *= 0.5
+    return w - eta * p, decrement
 
 
 class LogisticRegression(LinearClassifier):

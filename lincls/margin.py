@@ -5,8 +5,9 @@ regression, the chapter's probabilistic classifier, lives in :mod:`lincls.logist
 
 Every learning rule of the book minimizes a loss of the margin m = y w · x̃
 (:data:`MARGIN_LOSSES`). The voted perceptron of Freund & Schapire (1999) keeps every
-weight vector w_k the perceptron passes through, with its survival count c_k (one plus
-the number of samples it classified correctly before its next mistake); it predicts by
+weight vector w_k the perceptron passes through, with its survival count c_k (the
+training steps it lasted: the mistake that created it plus the samples it then classified
+correctly; c_0 = 0 for the initial w_0 = 0, as in Freund & Schapire); it predicts by
 the vote sign(Σ_k c_k sign(w_k · x̃)). The averaged perceptron predicts with the linear
 average Σ_k c_k w_k instead.
 """
@@ -26,11 +27,11 @@ __all__ = ["MARGIN_LOSSES", "voted_perceptron_epoch", "voted_perceptron_run",
            "AveragedPerceptron", "VotedPerceptron", "FisherDiscriminant"]
 
 #: Each loss of the book as a function of the margin m = y w · x̃, eq. (margin-losses).
-#: The relaxation loss is that of the margin b = 1 with |x̃| = 1.
+#: The relaxation loss is that of the margin 1 (b = 1 in its chapter) with |x̃| = 1.
 MARGIN_LOSSES = {
     "0–1 (errors, pocket)": lambda m: (m <= 0).astype(float),
     "perceptron": lambda m: np.maximum(0.0, -m),
-    "relaxation (b = 1)": lambda m: 0.5 * np.maximum(0.0, 1.0 - m) ** 2,
+    "relaxation (margin 1)": lambda m: 0.5 * np.maximum(0.0, 1.0 - m) ** 2,
     "squared (Adaline, MSE)": lambda m: (1.0 - m) ** 2,
     "hinge (SVM)": lambda m: np.maximum(0.0, 1.0 - m),
     "logistic": lambda m: np.logaddexp(0.0, -m) / np.log(2.0),
@@ -46,17 +47,18 @@ def voted_perceptron_epoch(w, count, total, X, y, mistakes):
     ``w`` is the current weight vector and ``count[0]`` its survival count c; ``total``
     accumulates Σ_k c_k w_k over the retired vectors. At a mistake the current vector
     retires with its count and the perceptron update w ← w + y x̃ starts a new one with
-    c = 1; a correct sample adds one to c. The indices of the mistakes and the counts of
-    the vectors they retire are appended to ``mistakes`` (rows (i, c)); returns their number.
+    c = 1; a correct sample adds one to c. The run starts at w_0 = 0 with c_0 = 0. The
+    indices of the mistakes and the counts of the vectors they retire are appended to
+    ``mistakes`` (rows (i, c)); returns their number.
 
     Examples
     --------
     >>> from numba.typed import List
     >>> mistakes = List([(0, 0.0)]); _ = mistakes.pop()    # an empty typed list of (i, c)
-    >>> w, count, total = np.zeros(2), np.ones(1), np.zeros(2)
+    >>> w, count, total = np.zeros(2), np.zeros(1), np.zeros(2)   # w_0 = 0, c_0 = 0
     >>> X, y = np.array([[1.0, 1.0], [1.0, -1.0]]), np.array([1.0, -1.0])
     >>> voted_perceptron_epoch(w, count, total, X, y, mistakes), w.tolist(), list(mistakes)
-    (2, [0.0, 2.0], [(0, 1.0), (1, 1.0)])
+    (2, [0.0, 2.0], [(0, 0.0), (1, 1.0)])
     """
     made = 0
     for i in range(len(y)):
@@ -91,7 +93,7 @@ def voted_perceptron_run(X, y, max_iter):
     from numba.typed import List
 
     X = np.ascontiguousarray(X)
-    w, count, total = np.zeros(X.shape[1]), np.ones(1), np.zeros(X.shape[1])
+    w, count, total = np.zeros(X.shape[1]), np.zeros(1), np.zeros(X.shape[1])
     mistakes, errors = List([(0, 0.0)]), []
     mistakes.pop()
     for _ in range(max_iter):

@@ -15,8 +15,12 @@ import numpy as np
 
 
 def results():
+    from sklearn.datasets import make_moons
+
     from lincls.adaline import Adaline
     from lincls.datasets import teacher_student
+    from lincls.kernels import KernelPerceptron, KernelSVM
+    from lincls.margin import VotedPerceptron
     from lincls.stability import AdaTron, Minover
 
     Xt, yt, _ = teacher_student(120, 6, noise=0.1, random_state=3)
@@ -32,6 +36,15 @@ def results():
             clf = Adaline(eta=0.01, batch_size=batch_size, eta_decay=decay, max_iter=5,
                           random_state=0).fit(Xt, yt)
             out[f"adaline-{batch_size}"] = (clf.coef_, clf.intercept_, clf.history_["loss"])
+        Xm, ym = make_moons(80, noise=0.3, random_state=0)
+        for est in (KernelSVM(C=10.0, kernel="rbf", gamma=2.0),
+                    KernelSVM(C=1.0, kernel="poly", degree=3, gamma=1.0, coef0=1.0),
+                    KernelSVM(C=1.0, kernel="poly", degree=2, fit_intercept=False),
+                    KernelPerceptron(kernel="rbf", gamma=1.0, max_iter=20)):
+            est.fit(Xm, ym)
+            out[repr(est)] = (est.alpha_, est.intercept_, np.array([est.n_iter_]))
+        vote = VotedPerceptron(max_iter=3).fit(Xt, yt)
+        out["voted"] = (vote.weights_, vote.counts_)
     return out
 
 

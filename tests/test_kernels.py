@@ -160,16 +160,15 @@ def test_bad_data():
 
 def test_compiled_and_python_loops_agree():
     """The numba loop and the plain-Python function it compiles give the same weights."""
-    from lincls.kernels import _KINDS, kernel_perceptron_epoch
+    from lincls.kernels import _KINDS, kernel_perceptron_epoch, lazy_kernel
     X, y, _ = _separable_in_feature_space(200, 2, 2, 5)
     y = y.astype(float)
-    K = (np.empty((len(y), len(y))), np.zeros(len(y), dtype=bool), X, _KINDS["poly"],
-         1.0, 2, 1.0, 0.0)
+    K = lazy_kernel(X, _KINDS["poly"], 1.0, 2, 1.0)
     a1, f1 = np.zeros(len(y)), np.zeros(len(y))
     a2, f2 = np.zeros(len(y)), np.zeros(len(y))
     order = np.arange(len(y))
     kernel_perceptron_epoch(a1, f1, y, order, K)
-    K2 = (np.empty((len(y), len(y))), np.zeros(len(y), dtype=bool)) + K[2:]
+    K2 = lazy_kernel(X, _KINDS["poly"], 1.0, 2, 1.0)
     import lincls.kernels as km
     py_row = km._kernel_row.py_func
     orig = km._kernel_row
