@@ -381,9 +381,14 @@ def test_homework_table(tmp_path):
     assert table[2] == (
         "| {doc}`Fixture homework: one perceptron step <homework/fixture1>` | "
         "One perceptron step and a training loop (test fixture). | {doc}`preface` | "
-        "15 min | 5 | 5 |"
+        "15 min | 5 | 5 | none |"
     )
-    assert table[3] == "| **Total** | | | 15 min | | 5 |"
+    assert table[3] == "| **Total** | | | 15 min | | 5 | |"
+    nb = nbformat.read(tmp_path / "fixture1.ipynb", 4)
+    nb.metadata["lincls"]["fixed"] = ["fixture.mistakes", "fixture.w"]
+    nbformat.write(nb, tmp_path / "fixture1.ipynb")
+    row = hw.homework_table(tmp_path, link_prefix="homework").splitlines()[2]
+    assert row.endswith("| 5 | 5 | `fixture.mistakes`, `fixture.w` |")
 
 
 def test_release_matches_nbgrader(released):

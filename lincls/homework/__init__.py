@@ -12,6 +12,8 @@ unchanged, and this subpackage turns them into *student* versions without nbgrad
   OUT``), atomically, and rehearses them;
 * :mod:`.answers` holds :func:`check`, the student's self-check of a numerical answer
   against a slow salted hash of the whole answer, and what inverting it costs;
+* :mod:`.variants` makes a course's (or each student's) variant from a secret
+  (``release --seed SECRET [--students roster.csv]``);
 * :mod:`.site` builds the student edition of the website (``make student-book``);
 * :mod:`.table` makes the teachers' table (the Sphinx directive is in
   :mod:`lincls.sphinxext`);
@@ -51,6 +53,7 @@ from .site import (
     strip_chapter_solutions,
 )
 from .table import binder_url, homework_info, homework_table
+from .variants import PARAMETERS_TAG, derive_seed, fixed_names, read_roster, record_variant
 
 __all__ = [
     "ANSWERS",
@@ -63,6 +66,7 @@ __all__ = [
     "SOLUTION_ONLY_TAG",
     "STUDENT_SOLUTION_NOTE",
     "TEXT_STUB",
+    "PARAMETERS_TAG",
     "HomeworkError",
     "MalformedHomework",
     "binder_url",
@@ -70,8 +74,10 @@ __all__ = [
     "build_student_site",
     "chapter_solution_lines",
     "check",
+    "derive_seed",
     "describe",
     "expected",
+    "fixed_names",
     "homework_info",
     "homework_table",
     "is_grade_cell",
@@ -79,7 +85,9 @@ __all__ = [
     "main",
     "make_student_sources",
     "public_lines",
+    "read_roster",
     "record_answer",
+    "record_variant",
     "rehearse",
     "release",
     "release_notebook",

@@ -20,6 +20,7 @@ one whole brute-force step can be, and says what a brute force costs:
 from __future__ import annotations
 
 import hashlib
+import hmac
 import json
 import math
 import os
@@ -33,6 +34,11 @@ import numpy as np
 #: The registry of answer hashes shipped with lincls.
 ANSWERS = Path(__file__).with_name("answers.json")
 RECORD_ENV = "LINCLS_RECORD_ANSWERS"
+#: While recording a course variant: the hex key its salts and grids derive from (so the
+#: same course secret gives the same registry, byte for byte), and a file that collects
+#: the recorded values for the release's own tests (never written to a release).
+RECORD_KEY_ENV = "LINCLS_RECORD_KEY"
+RECORD_VALUES_ENV = "LINCLS_RECORD_VALUES"
 FORMAT = 2
 #: scrypt's cost parameters: about 16 MiB of memory and a tenth of a second per hash.
 KDF = {"name": "scrypt", "n": 2**14, "r": 8, "p": 1}
@@ -104,7 +110,15 @@ def _grid(flat, atol, rng):
     )
 
 
-def record_answer(name, value, *, atol=1e-6, normalized=False, bound=None, registry=None):
+def _keyed_random(key, name):
+    """Salt and grid generator of one answer from a variant's key (HMAC-SHA256): the
+    same key gives the same registry, and neither reveals the key."""
+    digest = hmac.new(bytes.fromhex(key), name.encode(), hashlib.sha256).digest()
+    return digest[:16].hex(), np.random.default_rng(int.from_bytes(digest[16:], "big"))
+
+
+def record_answer(name, value, *, atol=1e-6, normalized=False, bound=None, registry=None,
+                  key=None):
     """Store the slow salted hash of a correct answer under ``name`` (teachers only).
 
     An answer whose entries are all integers, with ``atol < 0.5``, is checked exactly
@@ -117,6 +131,9 @@ def record_answer(name, value, *, atol=1e-6, normalized=False, bound=None, regis
     ``bound`` is what the question tells the student about the answer's size (every
     entry lies in ``[-bound, bound]``); it is stored and used for the brute-force cost.
     By default it is the smallest power of ten at least as large as the largest entry.
+
+    ``key`` (hex), given by a course release, makes the salt and the grid a keyed hash
+    of ``name`` instead of random, so releasing twice writes the same registry.
 
     Returns the registry entry (a dict).
     """
@@ -147,8 +164,11 @@ def record_answer(name, value, *, atol=1e-6, normalized=False, bound=None, regis
         "bound": float(bound),
         "salt": secrets.token_hex(16),
     }
+    rng = secrets.SystemRandom()
+    if key is not None:
+        entry["salt"], rng = _keyed_random(key, name)
     if not integer:
-        entry["scale"], entry["offset"] = _grid(arr.ravel(), atol, secrets.SystemRandom())
+        entry["scale"], entry["offset"] = _grid(arr.ravel(), atol, rng)
     entry["digest"] = _digest(data["kdf"], entry["salt"], name, arr.shape, _bins(entry, arr))
     data["answers"][name] = entry
     data["answers"] = dict(sorted(data["answers"].items()))
@@ -226,8 +246,15 @@ def check(name, value, *, atol=1e-6, normalized=False, bound=None, registry=None
     recording = os.environ.get(RECORD_ENV)
     if recording:
         record_answer(
-            name, value, atol=atol, normalized=normalized, bound=bound, registry=recording
+            name, value, atol=atol, normalized=normalized, bound=bound, registry=recording,
+            key=os.environ.get(RECORD_KEY_ENV),
         )
+        values = os.environ.get(RECORD_VALUES_ENV)
+        if values:
+            from .grading import _to_json
+
+            with open(values, "a", encoding="utf-8") as f:
+                f.write(json.dumps({"key": name, "value": _to_json(value)}) + "\n")
         if not quiet:
             print(f"{name}: recorded")
         return True

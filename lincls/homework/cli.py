@@ -39,7 +39,11 @@ def _record_notebooks(paths, registry):
 
 
 def cmd_release(args):
-    for path in release(args.src, args.out, grading=args.grading):
+    from .variants import read_roster
+
+    students = read_roster(args.students) if args.students else None
+    for path in release(args.src, args.out, grading=args.grading, seed=args.seed,
+                        students=students):
         print(f"wrote {path}")
     return 0
 
@@ -125,6 +129,11 @@ def _parser():
     p.add_argument("--grading", default=None, metavar="DIR",
                    help="also write grading versions (nbgrader's source) there: expected "
                         "values of hidden tests computed by running the teacher notebooks")
+    p.add_argument("--seed", default=None, metavar="SECRET",
+                   help="the course secret: write the course's variant, with seeds derived "
+                        "from SECRET and self-checks and expected values computed for them")
+    p.add_argument("--students", default=None, metavar="ROSTER.CSV",
+                   help="with --seed: one variant per student id (column 'id' of the CSV)")
     p.set_defaults(run=cmd_release)
     p = sub.add_parser("validate", help="validate notebooks without writing anything")
     p.add_argument("src", nargs="+")

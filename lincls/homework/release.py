@@ -81,7 +81,7 @@ def _student_version(nb, path):
     return student
 
 
-def release(src, out, grading=None):
+def release(src, out, grading=None, seed=None, students=None):
     """Write student versions of the teacher notebooks in ``src`` to ``out``, atomically.
 
     Every notebook is read and validated first; if any is malformed, a
@@ -89,7 +89,7 @@ def release(src, out, grading=None):
     The student versions are written into a temporary folder beside ``out``, which then
     replaces ``out`` as a whole: a failure at any point leaves ``out`` as it was, and a
     release never leaves stale files of an earlier one. The output is a pure function of
-    the input, so releasing twice gives byte-identical files.
+    the input (and of ``seed``), so releasing twice gives byte-identical files.
 
     Parameters
     ----------
@@ -104,22 +104,36 @@ def release(src, out, grading=None):
         every ``expected("key", ...)`` of its hidden tests becomes the value the
         teacher's solution computed (see :mod:`lincls.homework.grading`). A value that
         a self-check protects is refused.
+    seed : str, optional
+        The course secret. Each notebook then becomes the course's variant (see
+        :mod:`lincls.homework.variants`): its parameters cell holds a seed derived from
+        the secret, and its self-check registry (``NAME.answers.json``, beside the
+        notebook, in ``out`` and ``grading``) and the grading version's expected values
+        are computed by running the teacher's solution with that seed.
+    students : list of str, optional
+        Student ids (with ``seed``): one variant per student, in ``out/ID/`` (and
+        ``grading/ID/``), each with a seed derived from the secret and the id.
 
     Returns
     -------
     list of pathlib.Path
-        The files written.
+        The notebooks written to ``out``.
     """
 
     root, paths = _notebooks(src)
     out = Path(out)
     out_dir = out.resolve()
     root_dir = Path(root).resolve()
-    if out_dir == root_dir or out_dir in root_dir.parents:
-        raise ValueError(f"{out}: refusing to overwrite a teacher notebook; OUT holds SRC")
+    for target in [out] + ([Path(grading)] if grading is not None else []):
+        target = target.resolve()
+        if target == root_dir or target in root_dir.parents:
+            raise ValueError(f"{target}: refusing to overwrite a teacher notebook; "
+                             "OUT holds SRC")
+    if students is not None and seed is None:
+        raise ValueError("one variant per student needs the course secret (--seed)")
     # never read an earlier release inside SRC as teacher notebooks
     paths = [p for p in paths if out_dir not in p.resolve().parents]
-    errors, students = [], []
+    errors, students_nb = [], []
     for path in paths:
         try:
             nb = _read(path)
@@ -130,31 +144,101 @@ def release(src, out, grading=None):
         if problems:
             errors.extend(problems)
             continue
-        students.append((path, nb, _student_version(nb, path)))
+        students_nb.append((path, nb, _student_version(nb, path)))
     if errors:
         raise MalformedHomework(errors)
-    graded = []
+    rel = {path: path.relative_to(root) for path, _, _ in students_nb}
+    if seed is not None:
+        mine, graded = _variants(students_nb, rel, seed, students, grading is not None)
+    else:
+        mine = [(rel[path], _text(student)) for path, _, student in students_nb]
+        graded = []
+        if grading is not None:
+            for path, nb, _ in students_nb:
+                try:
+                    graded.append((rel[path], _text(_grading_version(nb, path))))
+                except HomeworkError as exc:
+                    errors.append(exc)
+            if errors:
+                raise MalformedHomework(errors)
     if grading is not None:
-        for path, nb, _ in students:
-            try:
-                graded.append((path, _grading_version(nb, path)))
-            except HomeworkError as exc:
-                errors.append(exc)
-        if errors:
-            raise MalformedHomework(errors)
-        _write_atomically(root, graded, Path(grading))
-    _write_atomically(root, [(path, student) for path, _, student in students], out)
-    return [out / path.relative_to(root) for path, _, _ in students]
+        _write_atomically(graded, Path(grading))
+    _write_atomically(mine, out)
+    return [out / name for name, _ in mine if name.suffix == ".ipynb"]
+
+
+def _text(nb):
+    import nbformat
+
+    return nbformat.writes(nb) + "\n"
+
+
+def _variants(notebooks, rel, secret, students, grading):
+    """``(student files, grading files)`` of the course variant (or one per student)."""
+    from .grading import grading_notebook
+    from .notebook import hidden_regions
+    from .variants import (
+        ANSWERS_SUFFIX,
+        derive_seed,
+        record_variant,
+        variant_key,
+        with_parameters,
+    )
+
+    mine, graded, errors = [], [], []
+    for student in [None] if students is None else list(students):
+        prefix = Path(student) if student else Path()
+        for path, nb, student_nb in notebooks:
+            seed = derive_seed(secret, path.stem, student)
+            answers = path.stem + ANSWERS_SUFFIX
+            name = prefix / rel[path]
+            with tempfile.TemporaryDirectory() as tmp:
+                registry = Path(tmp) / answers
+                try:
+                    with_parameters(nb, path, seed)  # has its parameters cell
+                    values, _ = record_variant(nb, path, seed,
+                                               variant_key(secret, path.stem, student),
+                                               registry)
+                    if grading:
+                        _refuse_protected(nb, path, values, registry)
+                except HomeworkError as exc:
+                    errors.append(exc)
+                    continue
+                except Exception as exc:  # a failing teacher notebook, in one line
+                    first = (str(exc).strip().splitlines() or [type(exc).__name__])[-1]
+                    errors.append(HomeworkError(path, f"the teacher notebook failed to run "
+                                                      f"with seed {seed}: {first}"))
+                    continue
+                files = []
+                if registry.exists():
+                    files.append((name.with_name(answers), registry.read_text("utf-8")))
+                else:
+                    answers = None
+            mine.append((name, _text(with_parameters(student_nb, path, seed, answers))))
+            mine.extend(files)
+            if grading:
+                teacher = with_parameters(nb, path, seed, answers)
+                graded.append((name, _text(grading_notebook(teacher, path, values,
+                                                            hidden_regions(nb)))))
+                graded.extend(files)
+    if errors:
+        raise MalformedHomework(errors)
+    return mine, graded
+
+
+def _refuse_protected(nb, path, values, registry=None):
+    from .grading import protected_by, self_check_names
+
+    for key, value in values.items():
+        arr = _numbers(value)
+        for _, name in protected_by([] if arr is None else [arr], self_check_names(nb),
+                                    registry):
+            raise HomeworkError(path, f"expected({key!r}) is the answer the self-check "
+                                      f"{name!r} protects")
 
 
 def _grading_version(nb, path):
-    from .grading import (
-        _expected_calls,
-        grading_notebook,
-        protected_by,
-        record_expected,
-        self_check_names,
-    )
+    from .grading import _expected_calls, grading_notebook, record_expected
     from .notebook import hidden_regions, hidden_sources
 
     regions = hidden_regions(nb)
@@ -166,11 +250,7 @@ def _grading_version(nb, path):
     except Exception as exc:  # a failing teacher notebook, in one line
         first = (str(exc).strip().splitlines() or [type(exc).__name__])[-1]
         raise HomeworkError(path, f"the teacher notebook failed to run: {first}") from exc
-    for key, value in values.items():
-        arr = _numbers(value)
-        for _, name in protected_by([] if arr is None else [arr], self_check_names(nb)):
-            raise HomeworkError(path, f"expected({key!r}) is the answer the self-check "
-                                      f"{name!r} protects")
+    _refuse_protected(nb, path, values)
     return grading_notebook(nb, path, values, regions)
 
 
@@ -184,18 +264,16 @@ def _numbers(recorded):
     return arr if arr.size and np.all(np.isfinite(arr)) else None
 
 
-def _write_atomically(root, notebooks, out):
-    """Write ``[(teacher path, notebook)]`` under ``out`` by way of a temporary folder."""
-    import nbformat
-
+def _write_atomically(files, out):
+    """Write ``[(relative path, text)]`` under ``out`` by way of a temporary folder."""
     out_dir = Path(out).resolve()
     out_dir.parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix=f".{out_dir.name}.", dir=out_dir.parent))
     try:
-        for path, nb in notebooks:
-            target = tmp / path.relative_to(root)
+        for name, text in files:
+            target = tmp / name
             target.parent.mkdir(parents=True, exist_ok=True)
-            target.write_text(nbformat.writes(nb) + "\n", encoding="utf-8")
+            target.write_text(text, encoding="utf-8")
         _replace_dir(tmp, out_dir)
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)

@@ -23,6 +23,7 @@ class HomeworkInfo:
     minutes: int
     exercises: int
     points: float
+    fixed: list
 
 
 def homework_info(path):
@@ -34,7 +35,7 @@ def homework_info(path):
     points = sum(float(_nbgrader(c).get("points", 0)) for c in nb.cells if is_grade_cell(c))
     return HomeworkInfo(
         Path(path), _title(nb), meta["summary"].strip(), list(meta["chapters"]),
-        int(meta["minutes"]), exercises, points,
+        int(meta["minutes"]), exercises, points, list(meta.get("fixed", [])),
     )
 
 
@@ -81,7 +82,8 @@ def homework_table(directory="homework", link_prefix=None, config=None):
     """A Markdown table of the homework notebooks in ``directory``.
 
     One row per notebook, from its title cell, its ``lincls`` metadata block (summary,
-    chapters, minutes) and its nbgrader cells (answer cells, points). Links use MyST's
+    chapters, minutes, and the answers that are the same for every seed) and its
+    nbgrader cells (answer cells, points). Links use MyST's
     ``{doc}`` role relative to the page that shows the table. With ``config`` (the
     path of ``_config.yml``) a column of Binder links is added (see :func:`binder_url`).
     """
@@ -89,8 +91,9 @@ def homework_table(directory="homework", link_prefix=None, config=None):
     prefix = directory.as_posix() if link_prefix is None else link_prefix
     if config is not None and not _repository_url(config):
         config = None  # no repository (the student edition without one): no Binder links
-    head = "| Homework | What it practises | Chapters | Time | Answer cells | Points |"
-    rule = "|---|---|---|---|---|---|"
+    head = ("| Homework | What it practises | Chapters | Time | Answer cells | Points | "
+            "Same for every seed |")
+    rule = "|---|---|---|---|---|---|---|"
     if config is not None:
         head, rule = head + " Binder |", rule + "---|"
     rows = [head, rule]
@@ -102,13 +105,14 @@ def homework_table(directory="homework", link_prefix=None, config=None):
         chapters = ", ".join(f"{{doc}}`{c}`" for c in info.chapters)
         row = (
             f"| {{doc}}`{info.title} <{doc}>` | {info.summary} | {chapters} | "
-            f"{info.minutes} min | {info.exercises} | {info.points:g} |"
+            f"{info.minutes} min | {info.exercises} | {info.points:g} | "
+            f"{', '.join(f'`{name}`' for name in info.fixed) or 'none'} |"
         )
         if config is not None:
             row += f" [launch]({binder_url(config, path)}) |"
         rows.append(row)
     if len(rows) > 2:
-        total = f"| **Total** | | | {minutes} min | | {points:g} |"
+        total = f"| **Total** | | | {minutes} min | | {points:g} | |"
         rows.append(total + (" |" if config is not None else ""))
     return "\n".join(rows)
 

@@ -1,0 +1,198 @@
+"""Course and student variants of the book's homework (``make release``).
+
+Two course secrets, A and B: every question not listed as fixed gets different numbers;
+the teacher's solution passes its own variant's self-checks and hidden tests and fails
+the other's; a variant shows no number of the other and no trace of its secret; a
+release with a secret is reproducible byte for byte.
+"""
+
+import json
+import re
+from pathlib import Path
+
+import nbclient
+import nbformat
+import numpy as np
+import pytest
+
+import lincls
+from lincls import homework as hw
+from lincls.homework.answers import _diagnose, _load_registry
+from lincls.homework.variants import ANSWERS_SUFFIX, with_parameters
+
+ROOT = Path(__file__).resolve().parents[1]
+BOOK = ROOT / "book" / "homework"
+HOMEWORK = sorted(BOOK.glob("*.ipynb"))
+IDS = [p.stem for p in HOMEWORK]
+SECRETS = {"A": "correct horse battery staple 19", "B": "another course, another year"}
+
+pytestmark = pytest.mark.homework
+
+
+@pytest.fixture(scope="module")
+def runs(tmp_path_factory):
+    """Each secret released (student and grading versions; A twice), and the values the
+    teacher's solution computes for each variant."""
+    tmp = tmp_path_factory.mktemp("variants")
+    out = {"tmp": tmp}
+    for name, secret in SECRETS.items():
+        hw.release(BOOK, tmp / name / "student", grading=tmp / name / "grading", seed=secret)
+        values = {}
+        for path in HOMEWORK:
+            nb = nbformat.read(path, 4)
+            seed = hw.derive_seed(secret, path.stem)
+            key = hw.variants.variant_key(secret, path.stem)
+            values[path.stem] = hw.record_variant(nb, path, seed, key, tmp / f"{name}.json")
+        out[name] = values
+    hw.release(BOOK, tmp / "A2" / "student", grading=tmp / "A2" / "grading",
+               seed=SECRETS["A"])
+    return out
+
+
+def files(root):
+    return {p.relative_to(root): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
+
+
+def as_array(value):
+    value = value["ndarray"] if isinstance(value, dict) else value
+    try:
+        return np.asarray(value, dtype=float)
+    except (TypeError, ValueError):
+        return None
+
+
+def same(a, b):
+    x, y = as_array(a), as_array(b)
+    if x is None or y is None or x.shape != y.shape:
+        return a == b
+    return bool(np.allclose(x, y, rtol=1e-9, atol=1e-12))
+
+
+@pytest.mark.parametrize("path", HOMEWORK, ids=IDS)
+def test_every_variable_question_changes_with_the_seed(runs, path):
+    nb = nbformat.read(path, 4)
+    fixed = set(hw.fixed_names(nb))
+    (exp_a, chk_a), (exp_b, chk_b) = runs["A"][path.stem], runs["B"][path.stem]
+    values_a, values_b = {**exp_a, **chk_a}, {**exp_b, **chk_b}
+    assert set(values_a) == set(values_b)
+    assert fixed <= set(values_a), f"fixed names nothing uses: {fixed - set(values_a)}"
+    assert len(fixed) < len(values_a), "a homework whose every answer is fixed"
+    for name in values_a:
+        if name in fixed:
+            assert same(values_a[name], values_b[name]), f"{name} is listed as fixed"
+        else:
+            assert not same(values_a[name], values_b[name]), f"{name} does not vary"
+
+
+@pytest.mark.parametrize("path", HOMEWORK, ids=IDS)
+def test_solution_passes_its_own_checks_and_fails_the_others(runs, path):
+    fixed = set(hw.fixed_names(nbformat.read(path, 4)))
+    for mine, other in (("A", "B"), ("B", "A")):
+        reg = {v: _load_registry(runs["tmp"] / v / "student" / f"{path.stem}{ANSWERS_SUFFIX}")
+               for v in (mine, other)}
+        for name, value in runs[mine][path.stem][1].items():
+            value = as_array(value)
+            assert _diagnose(reg[mine]["kdf"], reg[mine]["answers"][name], name, value)[0]
+            right = _diagnose(reg[other]["kdf"], reg[other]["answers"][name], name, value)[0]
+            assert right == (name in fixed), f"{name}: {mine}'s answer against {other}'s check"
+
+
+def execute(nb, path):
+    nbclient.NotebookClient(nb, timeout=600, allow_errors=True, record_timing=False,
+                            resources={"metadata": {"path": str(path.parent)}}).execute()
+    return nb
+
+
+def failed_cells(nb):
+    return {c.metadata["nbgrader"]["grade_id"] for c in nb.cells if c.cell_type == "code"
+            and any(o.get("output_type") == "error" for o in c.get("outputs", []))}
+
+
+@pytest.mark.parametrize("path", HOMEWORK, ids=IDS)
+def test_solution_passes_its_own_hidden_tests_and_fails_the_others(runs, path):
+    grading = runs["tmp"] / "A" / "grading" / path.name
+    nb = nbformat.read(grading, 4)
+    own = execute(nbformat.read(grading, 4), grading)
+    assert failed_cells(own) == set()
+    assert all("wrong" not in "".join(o.get("text", "") for o in c.get("outputs", []))
+               for c in own.cells if c.cell_type == "code")
+    # the same grading version (A's expected values) on B's data
+    seed_b = hw.derive_seed(SECRETS["B"], path.stem)
+    other = execute(with_parameters(nb, grading, seed_b, None), grading)
+    fixed = set(hw.fixed_names(nb))
+    teacher = nbformat.read(path, 4)
+    variable = {c.metadata["nbgrader"]["grade_id"] for c in teacher.cells
+                if hw.is_grade_cell(c) and c.cell_type == "code"
+                and set(re.findall(r'expected\("([^"]+)"', c.source)) - fixed}
+    assert variable <= failed_cells(other), variable - failed_cells(other)
+
+
+@pytest.mark.parametrize("path", HOMEWORK, ids=IDS)
+def test_a_variant_shows_no_number_of_the_other(runs, path):
+    text = "".join(p.read_text() for p in (runs["tmp"] / "A" / "student").glob(f"{path.stem}*"))
+    exp_b, chk_b = runs["B"][path.stem]
+    fixed = set(hw.fixed_names(nbformat.read(path, 4)))
+    for name, value in {**exp_b, **chk_b}.items():
+        arr = as_array(value)
+        if name in fixed or arr is None:
+            continue
+        for x in arr.ravel():
+            if x != round(x):  # a fraction: its digits would be a leak
+                assert repr(float(x)) not in text and f"{x:.6f}" not in text, (name, x)
+
+
+def test_no_secret_in_the_release_or_the_package(runs):
+    roots = [runs["tmp"] / v for v in ("A", "B", "A2")] + [Path(lincls.__file__).parent]
+    for root in roots:
+        for p in root.rglob("*"):
+            if p.is_file():
+                data = p.read_bytes()
+                for secret in SECRETS.values():
+                    assert secret.encode() not in data, p
+
+
+def test_release_with_a_secret_is_reproducible(runs):
+    tmp = runs["tmp"]
+    for kind in ("student", "grading"):
+        first, second = files(tmp / "A" / kind), files(tmp / "A2" / kind)
+        assert first == second
+        assert len([p for p in first if p.suffix == ".ipynb"]) == len(HOMEWORK)
+    seeds = set()
+    for path in HOMEWORK:
+        nb = nbformat.read(tmp / "A" / "student" / path.name, 4)
+        cell = nb.cells[hw.variants.parameters_index(nb)]
+        assert f"ANSWERS = '{path.stem}{ANSWERS_SUFFIX}'" in cell.source
+        seeds.add(int(re.search(r"SEED = (\d+)", cell.source)[1]))
+    assert len(seeds) == len(HOMEWORK)  # each homework its own seed
+
+
+def test_one_variant_per_student(tmp_path):
+    roster = tmp_path / "roster.csv"
+    roster.write_text("id,name\ns01,Ada\ns02,Alan\n")
+    ids = hw.read_roster(roster)
+    assert ids == ["s01", "s02"]
+    src = BOOK / "homework2.ipynb"
+    written = hw.release(src, tmp_path / "out", grading=tmp_path / "grading",
+                         seed=SECRETS["A"], students=ids)
+    assert written == [tmp_path / "out" / sid / src.name for sid in ids]
+    sources = [nbformat.read(p, 4) for p in written]
+    params = [nb.cells[hw.variants.parameters_index(nb)].source for nb in sources]
+    assert params[0] != params[1]
+    for sid in ids:
+        assert f"SEED = {hw.derive_seed(SECRETS['A'], 'homework2', sid)}\n" in (
+            (tmp_path / "out" / sid / src.name).read_text().replace("\\n", "\n"))
+        assert (tmp_path / "grading" / sid / f"homework2{ANSWERS_SUFFIX}").exists()
+    for bad in ("", "id\ns 01\n", "id\ns01\ns01\n"):
+        roster.write_text(bad)
+        with pytest.raises(ValueError):
+            hw.read_roster(roster)
+    with pytest.raises(ValueError, match="secret"):
+        hw.release(src, tmp_path / "x", students=ids)
+
+
+def test_the_book_keeps_the_public_seed():
+    for path in HOMEWORK:
+        nb = nbformat.read(path, 4)
+        cell = nb.cells[hw.variants.parameters_index(nb, path)]
+        assert "SEED = 0\n" in cell.source and "ANSWERS = None" in cell.source
+        assert json.loads(json.dumps(nb.metadata["lincls"]))["fixed"] is not None
