@@ -1,0 +1,281 @@
+"""The PDF editions of the book (``make pdf``, ``make student-pdf``).
+
+Two parts, one topic:
+
+- a Sphinx extension (listed in ``_config.yml``) that adds the whole book's PDF to every
+  page's download menu: the teacher site links :data:`PDF_NAME`, the student edition
+  (``lincls_student_edition``) only :data:`STUDENT_PDF_NAME`;
+- ``python -m lincls.sphinxext.pdf SITE OUT.pdf``, which prints the single-page HTML
+  build (``jupyter-book build --builder singlehtml``) with headless Chromium (Debian's,
+  driven by Playwright, as in the browser tests) after MathJax has typeset every formula
+  and the widgets have rendered. The jsDelivr files the page loads are answered from the
+  local npm copies in ``.venv/vendor`` (``make pdf`` fetches them); every other request
+  is refused, so printing works offline. Before printing, a table of contents (the
+  theme's navigation: parts and numbered chapters) is put on the first pages, each part
+  gets a heading of its own (so the PDF's bookmarks show parts, chapters and sections),
+  every solution dropdown is opened and animation controls are hidden (an animation
+  prints as its first frame).
+"""
+
+from __future__ import annotations
+
+import argparse
+import functools
+import http.server
+import mimetypes
+import os
+import re
+import shutil
+import sys
+import threading
+from pathlib import Path
+
+PDF_NAME = "linear-classification.pdf"
+STUDENT_PDF_NAME = "linear-classification-student.pdf"
+CDN = re.compile(r"^https://cdn\.jsdelivr\.net/npm/((?:@[^/]+/)?[^/@]+)@([^/]+)/([^?#]*)")
+# other CDN folders the ipywidgets manager loads, and the npm package@version they hold
+MIRRORS = {"https://maxcdn.bootstrapcdn.com/font-awesome/4.4.0/": "font-awesome@4.4.0/"}
+CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
+                 "--no-first-run", "--disable-background-networking",
+                 "--disable-component-update", "--disable-sync"]
+
+
+# --- the download link on the website ------------------------------------------------
+def add_pdf_link(app, pagename, templatename, context, doctree):
+    """Add "Whole book (PDF)" to the theme's download menu (html builder only)."""
+    if app.builder.name != "html":
+        return
+    name = STUDENT_PDF_NAME if app.config.lincls_student_edition else PDF_NAME
+    for group in context.get("header_buttons", []):
+        if group.get("label") == "download-buttons":
+            group["buttons"].append({
+                "type": "link", "url": context["pathto"](name, 1), "text": "book (PDF)",
+                "tooltip": "Download the whole book as one PDF", "icon": "fas fa-book",
+                "label": "download-book-pdf-button"})
+
+
+def _single_page_builder(app):
+    """Make the singlehtml builder write what the html builder writes."""
+    if app.builder.name != "singlehtml":
+        return
+    # the one page holds every chapter: load MathJax and the widgets' scripts on it
+    # (jupyter-book does the same for its singlehtml builder; sphinx-build does not)
+    app.set_html_assets_policy("always")
+    # Sphinx looks up node visitors by builder name and only when it has none falls back
+    # to the format ("html"); some extensions register "singlehtml" visitors, so the
+    # nodes registered for "html" alone (sphinx-jupyterbook-latex's HiddenCellNode)
+    # would be unknown: give them their html visitors
+    handlers = app.registry.translation_handlers
+    single = handlers.setdefault("singlehtml", {})
+    for node, visitors in handlers.get("html", {}).items():
+        single.setdefault(node, visitors)
+
+
+def _single_page_scripts(app, pagename, templatename, context, doctree):
+    """On the single page, the scripts of every page: myst-nb adds the widgets' state and
+    manager to the pages whose notebooks have widgets, and the single page is the root's."""
+    if app.builder.name != "singlehtml":
+        return
+    from myst_nb.sphinx_ import NbMetadataCollector
+
+    for docname in sorted(app.env.found_docs - {pagename}):
+        for path, kwargs in NbMetadataCollector.get_js_files(app.env, docname).values():
+            app.add_js_file(path, **kwargs)
+
+
+def setup(app):
+    if "lincls_student_edition" not in app.config.values:
+        app.add_config_value("lincls_student_edition", False, "env")
+    # after sphinx-book-theme's add_header_buttons (priority 501)
+    app.connect("builder-inited", _single_page_builder)
+    app.connect("html-page-context", add_pdf_link, priority=600)
+    app.connect("html-page-context", _single_page_scripts, priority=400)
+    return {"parallel_read_safe": True, "parallel_write_safe": True}
+
+
+# --- printing ----------------------------------------------------------------------------
+class _Quiet(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, *args):
+        pass
+
+
+def _local_cdn(vendor, server, problems):
+    """A Playwright route handler: the site from `server`, jsDelivr from `vendor`."""
+
+    def handle(route):
+        url = route.request.url
+        if url.startswith(server) or url.startswith("data:"):
+            return route.continue_()
+        for prefix, package in MIRRORS.items():
+            if url.startswith(prefix):
+                url = "https://cdn.jsdelivr.net/npm/" + package + url[len(prefix):]
+        match = CDN.match(url)
+        target = vendor / match[1] / match[3] if match else None
+        if target is None or not target.is_file():
+            problems.append(f"no local copy of {route.request.url}")
+            return route.abort()
+        route.fulfill(status=200, body=target.read_bytes(),
+                      content_type=mimetypes.guess_type(target.name)[0] or "text/plain",
+                      headers={"Access-Control-Allow-Origin": "*"})
+
+    return handle
+
+
+# Runs in the page before printing: see the module docstring.
+_PREPARE = r"""() => {
+    const main = document.querySelector('main');
+    const article = main.querySelector('article') || main;
+    // the parts: the navigation's captions, each before its first chapter
+    const nav = document.querySelector('nav.bd-docs-nav') || document.querySelector('.bd-links');
+    const toc = document.createElement('section');
+    toc.className = 'lincls-pdf-toc';
+    toc.innerHTML = '<h1>Contents</h1>';
+    if (nav) {
+        for (const node of nav.querySelectorAll(':scope .bd-toc-item > *, :scope > *')) {
+            if (node.matches('p.caption, ul')) toc.appendChild(node.cloneNode(true));
+        }
+        for (const caption of nav.querySelectorAll('p.caption')) {
+            const list = caption.nextElementSibling;
+            const first = list && list.querySelector('a[href*="#"]');
+            const id = first && decodeURIComponent(first.getAttribute('href').split('#')[1]);
+            const chapter = id && document.getElementById(id);
+            if (!chapter) continue;
+            const part = document.createElement('h1');
+            part.className = 'lincls-pdf-part';
+            part.textContent = caption.textContent.trim();
+            chapter.parentNode.insertBefore(part, chapter);
+        }
+    }
+    toc.querySelectorAll('input, label, .toctree-toggle').forEach(e => e.remove());
+    const title = article.querySelector('h1');
+    (title ? title.parentNode : article).insertBefore(toc, title ? title.nextSibling : null);
+    // exercises' solutions and other dropdowns open; animation controls hidden
+    document.querySelectorAll('details').forEach(d => { d.open = true; });
+    document.querySelectorAll('.toggle-hidden').forEach(e => e.classList.remove('toggle-hidden'));
+    document.querySelectorAll('.dropdown.toggle-hidden, .admonition.dropdown').forEach(
+        e => e.classList.remove('toggle-hidden'));
+    const style = document.createElement('style');
+    style.textContent = `
+        @page { size: A4; margin: 18mm 16mm 18mm 16mm; }
+        .lincls-pdf-toc, .lincls-pdf-part { break-before: page; }
+        .lincls-pdf-toc ul { list-style: none; padding-left: 1.2em; margin: 0; }
+        .lincls-pdf-toc p.caption { font-weight: bold; margin: 0.8em 0 0.2em; }
+        .lincls-pdf-toc a { text-decoration: none; color: inherit; }
+        h1.lincls-pdf-part { font-size: 2.4em; margin-top: 35vh; text-align: center; }
+        article section section[id] > h2:first-child { break-before: auto; }
+        .anim-buttons, .anim-state, input.anim-slider, div.animation > div:not(:first-child),
+        button.toggle-button, .toggle-button, .headerlink, .header-article,
+        .prev-next-area, .bd-footer-article, .bd-header-article, #jb-print-docs-body
+            { display: none !important; }
+        .toggle-hidden, details > *:not(summary) { display: block !important; }
+        img, figure, mjx-container[display="true"], .cell_output { break-inside: avoid; }
+    `;
+    document.head.appendChild(style);
+    return {toc: toc.querySelectorAll('a').length,
+            parts: document.querySelectorAll('h1.lincls-pdf-part').length};
+}"""
+
+_CHECK = r"""() => {
+    const problems = [];
+    for (const e of document.querySelectorAll('mjx-merror, [data-mjx-error]'))
+        problems.push('MathJax error: ' + (e.getAttribute('data-mjx-error') || e.textContent));
+    const math = document.querySelectorAll('main .math').length;
+    const typeset = document.querySelectorAll('main .math mjx-container').length;
+    if (typeset < math) problems.push(`${math - typeset} of ${math} formulas not typeset`);
+    for (const img of document.images)
+        if (!(img.complete && img.naturalWidth > 0))
+            problems.push('image not loaded: ' + img.src.slice(0, 80));
+    for (const s of document.querySelectorAll(
+            'script[type="application/vnd.jupyter.widget-view+json"]'))
+        if (/Error displaying widget/.test(s.parentElement.textContent))
+            problems.push('widget error: ' + s.parentElement.textContent.slice(0, 120));
+    return problems;
+}"""
+
+
+def print_pdf(site, out, vendor=".venv/vendor", chromium=None, timeout_ms=300_000):
+    """Print ``site/index.html`` (a single-page HTML build) to the PDF ``out``.
+
+    Raises ``RuntimeError`` when the page cannot be printed faithfully: a request the
+    local copies cannot answer, a formula MathJax did not typeset, an image that did not
+    load, a widget that failed. Returns the path of the PDF.
+    """
+    from playwright.sync_api import sync_playwright
+
+    site, out, vendor = Path(site).resolve(), Path(out).resolve(), Path(vendor).resolve()
+    if not (site / "index.html").is_file():
+        raise RuntimeError(f"{site}/index.html is missing: build the single-page HTML first")
+    if not (vendor / "mathjax" / "package.json").is_file():
+        raise RuntimeError(f"no local MathJax in {vendor}: run `make pdf` (it needs npm)")
+    chromium = chromium or os.environ.get("CHROMIUM") or shutil.which("chromium")
+    if not chromium:
+        raise RuntimeError("chromium not found: run `make chromium` as root")
+    httpd = http.server.ThreadingHTTPServer(
+        ("127.0.0.1", 0), functools.partial(_Quiet, directory=str(site)))
+    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    server = f"http://127.0.0.1:{httpd.server_address[1]}/"
+    problems = []
+    try:
+        with sync_playwright() as playwright:
+            browser = playwright.chromium.launch(executable_path=chromium, headless=True,
+                                                 args=CHROMIUM_ARGS, timeout=60_000)
+            try:
+                page = browser.new_page(viewport={"width": 1000, "height": 1400})
+                page.set_default_timeout(timeout_ms)
+                page.route("**/*", _local_cdn(vendor, server, problems))
+                page.on("pageerror", lambda e: problems.append(f"page error: {e}"))
+                page.goto(server + "index.html", wait_until="load")
+                page.wait_for_function("() => window.MathJax && MathJax.startup"
+                                       " && MathJax.startup.promise")
+                page.evaluate("() => MathJax.startup.promise")
+                if page.locator('script[type="application/vnd.jupyter.widget-view+json"]'
+                                ).count():
+                    page.wait_for_function(
+                        "() => document.querySelector('.jupyter-widgets') !== null")
+                page.evaluate("""() => Promise.all([...document.images].map(img =>
+                    img.complete ? null : new Promise(r => { img.onload = img.onerror = r; })))""")
+                problems += page.evaluate(_CHECK)
+                shape = page.evaluate(_PREPARE)
+                if not shape["toc"] or not shape["parts"]:
+                    problems.append(f"no table of contents or no parts found: {shape}")
+                if problems:
+                    raise RuntimeError("cannot print the book:\n" + "\n".join(problems[:20]))
+                page.emulate_media(media="print")
+                out.parent.mkdir(parents=True, exist_ok=True)
+                page.pdf(path=str(out), format="A4", print_background=True,
+                         prefer_css_page_size=True, outline=True, tagged=True,
+                         display_header_footer=True, header_template="<span></span>",
+                         footer_template='<div style="font-size:8px;width:100%;'
+                                         'text-align:center"><span class="pageNumber"></span>'
+                                         '</div>')
+            finally:
+                browser.close()
+    finally:
+        httpd.shutdown()
+        httpd.server_close()
+    return out
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(prog="python -m lincls.sphinxext.pdf",
+                                     description=print_pdf.__doc__.split("\n")[0])
+    parser.add_argument("site", help="folder of the single-page HTML build")
+    parser.add_argument("out", help="the PDF to write")
+    parser.add_argument("--vendor", default=".venv/vendor",
+                        help="local npm copies of the CDN files (default: .venv/vendor)")
+    parser.add_argument("--copy-to", action="append", default=[], metavar="DIR",
+                        help="also copy the PDF into DIR (the website), repeatable")
+    args = parser.parse_args(argv)
+    try:
+        out = print_pdf(args.site, args.out, args.vendor)
+    except RuntimeError as exc:
+        print(exc, file=sys.stderr)
+        return 1
+    for folder in args.copy_to:
+        shutil.copy2(out, Path(folder) / out.name)
+    print(f"wrote {out}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
