@@ -89,7 +89,7 @@ def setup(app):
     # after sphinx-book-theme's add_header_buttons (priority 501)
     app.connect("builder-inited", _single_page_builder)
     app.connect("html-page-context", add_pdf_link, priority=600)
-    app.connect("html-page-context", _single_page_scripts, priority=400)
+    app.connect("html-page-context", _single_page_scripts, priority=550)
     return {"parallel_read_safe": True, "parallel_write_safe": True}
 
 
@@ -99,11 +99,18 @@ class _Quiet(http.server.SimpleHTTPRequestHandler):
         pass
 
 
-def _local_cdn(vendor, server, problems):
-    """A Playwright route handler: the site from `server`, jsDelivr from `vendor`."""
+def _local_cdn(vendor, server, problems, root_page):
+    """A Playwright route handler: the site from `server`, jsDelivr from `vendor`.
+
+    ``index.html`` is answered with ``root_page``: Sphinx writes the single page where the
+    root document lives (``book/index.html``) but its links as seen from the top folder.
+    """
 
     def handle(route):
         url = route.request.url
+        if url == server + "index.html":
+            return route.fulfill(status=200, body=root_page.read_bytes(),
+                                 content_type="text/html; charset=utf-8")
         if url.startswith(server) or url.startswith("data:"):
             return route.continue_()
         for prefix, package in MIRRORS.items():
@@ -122,33 +129,48 @@ def _local_cdn(vendor, server, problems):
 
 
 # Runs in the page before printing: see the module docstring.
-_PREPARE = r"""() => {
-    const main = document.querySelector('main');
-    const article = main.querySelector('article') || main;
-    // the parts: the navigation's captions, each before its first chapter
-    const nav = document.querySelector('nav.bd-docs-nav') || document.querySelector('.bd-links');
+_PREPARE = r"""([start, book]) => {
+    // links to the page itself (Sphinx writes them as start#id) jump inside the PDF
+    for (const a of document.querySelectorAll('a[href]')) {
+        const url = new URL(a.href);
+        if (url.origin === location.origin && url.pathname === '/' + start && url.hash)
+            a.setAttribute('href', url.hash);
+    }
+    const heading = el => el && el.querySelector('h1, h2, h3');
+    const label = h => [...h.childNodes].filter(n => !(n.classList
+        && n.classList.contains('headerlink'))).map(n => n.textContent).join('').trim();
+    // the table of contents: each part of _toc.yml with its chapters, and the parts as
+    // headings of their own before their first chapter
     const toc = document.createElement('section');
     toc.className = 'lincls-pdf-toc';
-    toc.innerHTML = '<h1>Contents</h1>';
-    if (nav) {
-        for (const node of nav.querySelectorAll(':scope .bd-toc-item > *, :scope > *')) {
-            if (node.matches('p.caption, ul')) toc.appendChild(node.cloneNode(true));
+    toc.innerHTML = '<h1 id="lincls-pdf-contents">Contents</h1>';
+    let parts = 0;
+    for (const part of book) {
+        const chapters = part.chapters.map(doc => document.getElementById('document-' + doc))
+            .map(span => span && span.nextElementSibling).filter(s => heading(s));
+        if (!chapters.length) continue;
+        const h = document.createElement('h1');
+        h.className = 'lincls-pdf-part';
+        h.id = 'lincls-pdf-part-' + (++parts);
+        h.textContent = part.caption;
+        chapters[0].parentNode.insertBefore(h, chapters[0].previousElementSibling);
+        const caption = document.createElement('p');
+        caption.className = 'caption';
+        caption.innerHTML = `<a href="#${h.id}"></a>`;
+        caption.firstChild.textContent = part.caption;
+        const list = document.createElement('ul');
+        for (const section of chapters) {
+            const item = document.createElement('li');
+            item.innerHTML = `<a href="#${section.id}"></a>`;
+            item.firstChild.textContent = label(heading(section));
+            list.appendChild(item);
         }
-        for (const caption of nav.querySelectorAll('p.caption')) {
-            const list = caption.nextElementSibling;
-            const first = list && list.querySelector('a[href*="#"]');
-            const id = first && decodeURIComponent(first.getAttribute('href').split('#')[1]);
-            const chapter = id && document.getElementById(id);
-            if (!chapter) continue;
-            const part = document.createElement('h1');
-            part.className = 'lincls-pdf-part';
-            part.textContent = caption.textContent.trim();
-            chapter.parentNode.insertBefore(part, chapter);
-        }
+        toc.append(caption, list);
     }
-    toc.querySelectorAll('input, label, .toctree-toggle').forEach(e => e.remove());
-    const title = article.querySelector('h1');
-    (title ? title.parentNode : article).insertBefore(toc, title ? title.nextSibling : null);
+    // the contents go after the title page (the root page's text), before the first part
+    const first = document.querySelector('h1.lincls-pdf-part');
+    if (first) first.parentNode.insertBefore(toc, first);
+    document.querySelectorAll('#jb-print-docs-body').forEach(e => e.remove());
     // exercises' solutions and other dropdowns open; animation controls hidden
     document.querySelectorAll('details').forEach(d => { d.open = true; });
     document.querySelectorAll('.toggle-hidden').forEach(e => e.classList.remove('toggle-hidden'));
@@ -157,22 +179,25 @@ _PREPARE = r"""() => {
     const style = document.createElement('style');
     style.textContent = `
         @page { size: A4; margin: 18mm 16mm 18mm 16mm; }
-        .lincls-pdf-toc, .lincls-pdf-part { break-before: page; }
+        .lincls-pdf-toc, .lincls-pdf-part, span[id^="document-"] + section
+            { break-before: page; }
         .lincls-pdf-toc ul { list-style: none; padding-left: 1.2em; margin: 0; }
         .lincls-pdf-toc p.caption { font-weight: bold; margin: 0.8em 0 0.2em; }
         .lincls-pdf-toc a { text-decoration: none; color: inherit; }
+        .bd-main .bd-content .bd-article h1:first-of-type { display: block !important; }
+        .bd-article > section:first-of-type > h1:first-child
+            { font-size: 3em; text-align: center; margin: 25vh 0 1em; }
         h1.lincls-pdf-part { font-size: 2.4em; margin-top: 35vh; text-align: center; }
-        article section section[id] > h2:first-child { break-before: auto; }
         .anim-buttons, .anim-state, input.anim-slider, div.animation > div:not(:first-child),
         button.toggle-button, .toggle-button, .headerlink, .header-article,
         .prev-next-area, .bd-footer-article, .bd-header-article, #jb-print-docs-body
             { display: none !important; }
         .toggle-hidden, details > *:not(summary) { display: block !important; }
+        pre { white-space: pre-wrap !important; overflow-wrap: anywhere; }
         img, figure, mjx-container[display="true"], .cell_output { break-inside: avoid; }
     `;
     document.head.appendChild(style);
-    return {toc: toc.querySelectorAll('a').length,
-            parts: document.querySelectorAll('h1.lincls-pdf-part').length};
+    return {toc: toc.querySelectorAll('li').length, parts};
 }"""
 
 _CHECK = r"""() => {
@@ -193,8 +218,22 @@ _CHECK = r"""() => {
 }"""
 
 
-def print_pdf(site, out, vendor=".venv/vendor", chromium=None, timeout_ms=300_000):
+def _parts(toc):
+    """The parts of a ``_toc.yml`` as ``{"caption", "chapters": [docnames]}``."""
+    import yaml
+
+    data = yaml.safe_load(Path(toc).read_text(encoding="utf-8"))
+    return [{"caption": part.get("caption", ""),
+             "chapters": [c["file"].rsplit(".", 1)[0] if c["file"].endswith((".md", ".ipynb"))
+                          else c["file"] for c in part.get("chapters", [])]}
+            for part in data.get("parts", [])]
+
+
+def print_pdf(site, out, vendor=".venv/vendor", chromium=None, timeout_ms=300_000,
+              toc="_toc.yml"):
     """Print ``site/index.html`` (a single-page HTML build) to the PDF ``out``.
+
+    ``toc`` (the book's ``_toc.yml``) gives the parts of the table of contents.
 
     Raises ``RuntimeError`` when the page cannot be printed faithfully: a request the
     local copies cannot answer, a formula MathJax did not typeset, an image that did not
@@ -210,6 +249,10 @@ def print_pdf(site, out, vendor=".venv/vendor", chromium=None, timeout_ms=300_00
     chromium = chromium or os.environ.get("CHROMIUM") or shutil.which("chromium")
     if not chromium:
         raise RuntimeError("chromium not found: run `make chromium` as root")
+    # Jupyter Book's root index.html only redirects to the root page (book/index.html)
+    stub = re.search(r'http-equiv="Refresh" content="0; url=([^"]+)"',
+                     (site / "index.html").read_text(encoding="utf-8"), re.I)
+    start = stub[1] if stub else "index.html"
     httpd = http.server.ThreadingHTTPServer(
         ("127.0.0.1", 0), functools.partial(_Quiet, directory=str(site)))
     threading.Thread(target=httpd.serve_forever, daemon=True).start()
@@ -222,21 +265,21 @@ def print_pdf(site, out, vendor=".venv/vendor", chromium=None, timeout_ms=300_00
             try:
                 page = browser.new_page(viewport={"width": 1000, "height": 1400})
                 page.set_default_timeout(timeout_ms)
-                page.route("**/*", _local_cdn(vendor, server, problems))
+                page.route("**/*", _local_cdn(vendor, server, problems, site / start))
                 page.on("pageerror", lambda e: problems.append(f"page error: {e}"))
                 page.goto(server + "index.html", wait_until="load")
                 page.wait_for_function("() => window.MathJax && MathJax.startup"
                                        " && MathJax.startup.promise")
                 page.evaluate("() => MathJax.startup.promise")
-                if page.locator('script[type="application/vnd.jupyter.widget-view+json"]'
-                                ).count():
-                    page.wait_for_function(
-                        "() => document.querySelector('.jupyter-widgets') !== null")
+                page.wait_for_function("""() => [...document.querySelectorAll(
+                    'script[type="application/vnd.jupyter.widget-view+json"]')].every(s =>
+                    [...s.parentElement.querySelectorAll('.jupyter-widgets')].some(w =>
+                        w.getBoundingClientRect().height > 0))""")  # every widget drawn
                 page.evaluate("""() => Promise.all([...document.images].map(img =>
                     img.complete ? null : new Promise(r => { img.onload = img.onerror = r; })))""")
                 problems += page.evaluate(_CHECK)
-                shape = page.evaluate(_PREPARE)
-                if not shape["toc"] or not shape["parts"]:
+                shape = page.evaluate(_PREPARE, [start, _parts(toc)])
+                if shape["parts"] != len(_parts(toc)) or shape["toc"] < 10:
                     problems.append(f"no table of contents or no parts found: {shape}")
                 if problems:
                     raise RuntimeError("cannot print the book:\n" + "\n".join(problems[:20]))
@@ -263,11 +306,12 @@ def main(argv=None):
     parser.add_argument("out", help="the PDF to write")
     parser.add_argument("--vendor", default=".venv/vendor",
                         help="local npm copies of the CDN files (default: .venv/vendor)")
+    parser.add_argument("--toc", default="_toc.yml", help="the book's _toc.yml (its parts)")
     parser.add_argument("--copy-to", action="append", default=[], metavar="DIR",
                         help="also copy the PDF into DIR (the website), repeatable")
     args = parser.parse_args(argv)
     try:
-        out = print_pdf(args.site, args.out, args.vendor)
+        out = print_pdf(args.site, args.out, args.vendor, toc=args.toc)
     except RuntimeError as exc:
         print(exc, file=sys.stderr)
         return 1
