@@ -187,7 +187,7 @@ _PREPARE = r"""([start, book]) => {
         .bd-main .bd-content .bd-article h1:first-of-type { display: block !important; }
         .bd-article > section:first-of-type > h1:first-child
             { font-size: 3em; text-align: center; margin: 25vh 0 1em; }
-        h1.lincls-pdf-part { font-size: 2.4em; margin-top: 35vh; text-align: center; }
+        h1.lincls-pdf-part { font-size: 2.4em; padding-top: 9cm; text-align: center; }
         .anim-buttons, .anim-state, input.anim-slider, div.animation > div:not(:first-child),
         button.toggle-button, .toggle-button, .headerlink, .header-article,
         .prev-next-area, .bd-footer-article, .bd-header-article, #jb-print-docs-body
