@@ -150,10 +150,16 @@ def test_no_raw_markup(text):
     assert not raw, raw[:10]
 
 
-def test_equations_are_numbered_and_referenced(text):
+def test_equations_are_numbered_and_referenced(edition, text):
     numbers = set(re.findall(r"\((\d+\.\d+)\)", text))
     assert len(numbers) > 50, sorted(numbers)
     assert re.search(r"\(3\.\d+\)", text)  # the perceptron's rule in chapter 3
+    # every labelled equation is a destination, and references jump to it inside the PDF
+    dests = run("pdfinfo", "-dests", str(edition[1]))
+    assert len(re.findall(r'"equation-[^"]+"', dests)) > 50
+    xml = run("pdftohtml", "-xml", "-i", "-q", "-stdout", "-f", "30", "-l", "60",
+              str(edition[1]))
+    assert len(re.findall(r'<a href="[^"#]*#\d+">', xml)) > 20  # links to a page of the PDF
 
 
 def test_the_bibliography_is_in_it(text):

@@ -3,18 +3,20 @@
 Two parts, one topic:
 
 - a Sphinx extension (listed in ``_config.yml``) that adds the whole book's PDF to every
-  page's download menu: the teacher site links :data:`PDF_NAME`, the student edition
-  (``lincls_student_edition``) only :data:`STUDENT_PDF_NAME`;
-- ``python -m lincls.sphinxext.pdf SITE OUT.pdf``, which prints the single-page HTML
-  build (``jupyter-book build --builder singlehtml``) with headless Chromium (Debian's,
-  driven by Playwright, as in the browser tests) after MathJax has typeset every formula
-  and the widgets have rendered. The jsDelivr files the page loads are answered from the
-  local npm copies in ``.venv/vendor`` (``make pdf`` fetches them); every other request
-  is refused, so printing works offline. Before printing, a table of contents (the
-  theme's navigation: parts and numbered chapters) is put on the first pages, each part
-  gets a heading of its own (so the PDF's bookmarks show parts, chapters and sections),
-  every solution dropdown is opened and animation controls are hidden (an animation
-  prints as its first frame).
+  page's download menu (the teacher site links :data:`PDF_NAME`, the student edition,
+  ``lincls_student_edition``, only :data:`STUDENT_PDF_NAME`), and makes Sphinx's
+  ``singlehtml`` builder write the one page as the ``html`` builder writes pages: with
+  MathJax, with the widgets' state and scripts of every chapter, and with visitors for
+  every node;
+- ``python -m lincls.sphinxext.pdf SITE OUT.pdf``, which prints that single page with
+  headless Chromium (Debian's, driven by Playwright, as in the browser tests) once MathJax
+  has typeset every formula and every widget is drawn. The jsDelivr files the page loads
+  are answered from the local npm copies in ``.venv/vendor`` (``make pdf`` fetches them);
+  every other request is refused, so printing works offline. Before printing, a table of
+  contents (the parts of ``_toc.yml`` and their numbered chapters) follows the title page,
+  each part gets a page and a heading of its own (so the PDF's bookmarks show parts,
+  chapters and sections), every chapter starts a page, every solution dropdown is open,
+  and animation controls are hidden (an animation prints as its first frame).
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from __future__ import annotations
 import argparse
 import functools
 import http.server
+import json
 import mimetypes
 import os
 import re
@@ -121,6 +124,9 @@ def _local_cdn(vendor, server, problems, root_page):
         if target is None or not target.is_file():
             problems.append(f"no local copy of {route.request.url}")
             return route.abort()
+        local = json.loads((vendor / match[1] / "package.json").read_text())["version"]
+        if local != match[2]:
+            problems.append(f"{url} asks for version {match[2]}, the local copy is {local}")
         route.fulfill(status=200, body=target.read_bytes(),
                       content_type=mimetypes.guess_type(target.name)[0] or "text/plain",
                       headers={"Access-Control-Allow-Origin": "*"})
@@ -315,8 +321,11 @@ def main(argv=None):
     except RuntimeError as exc:
         print(exc, file=sys.stderr)
         return 1
-    for folder in args.copy_to:
-        shutil.copy2(out, Path(folder) / out.name)
+    for folder in map(Path, args.copy_to):
+        if folder.is_dir():
+            shutil.copy2(out, folder / out.name)
+        else:
+            print(f"{folder} does not exist (no website built): the PDF is not copied there")
     print(f"wrote {out}")
     return 0
 
