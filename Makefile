@@ -1,6 +1,6 @@
 # Two commands do all the set-up on a fresh machine:
 #   make book   builds the website into _build/html
-#   make test   runs every test layer (lint, lincls, homework, book build, student site,
+#   make test   runs every test layer (lint, lincls, homework, book build, PDFs, student site,
 #               browser, other Pythons and the route without make)
 #   make student-book  builds the student edition (no solutions) into _build/student/html
 #   make pdf / make student-pdf  the teacher / student edition as one PDF into _build/pdf
@@ -26,7 +26,7 @@ NBVAL := --nbval -p no:cacheprovider --nbval-sanitize-with tests/sanitize.cfg
 # venv's, once it exists) is outside PY_MIN..PY_MAX. Plain `python -c`: any Python runs it.
 PY_USED := $(if $(wildcard $(PY)),$(PY),$(PYTHON))
 PY_FOUND = $(shell $(PY_USED) -c 'import sys; lo, hi = [tuple(map(int, v.split("."))) for v in sys.argv[1:]]; v = sys.version_info; print("ok" if lo <= v[:2] <= hi else "Python %d.%d.%d" % v[:3])' $(PY_MIN) $(PY_MAX) 2>/dev/null || echo "no working interpreter")
-ifneq ($(filter book test student-book,$(or $(MAKECMDGOALS),book)),)
+ifneq ($(filter book test student-book pdf student-pdf,$(or $(MAKECMDGOALS),book)),)
 ifneq ($(PY_FOUND),ok)
 $(error found $(PY_FOUND) at $(PY_USED); the book supports Python $(PY_MIN) to $(PY_MAX): pick one with e.g. make $(firstword $(MAKECMDGOALS) book) PYTHON=python$(PY_MAX))
 endif
