@@ -200,7 +200,10 @@ _PREPARE = r"""([start, book]) => {
             { display: none !important; }
         .toggle-hidden, details > *:not(summary) { display: block !important; }
         pre { white-space: pre-wrap !important; overflow-wrap: anywhere; }
-        img, figure, mjx-container[display="true"], .cell_output { break-inside: avoid; }
+        .admonition-title, figcaption, .caption { break-after: avoid; }
+        .admonition > .admonition-title + * { break-before: avoid; }
+        img, figure, mjx-container[display="true"], .cell_output, div.cell
+            { break-inside: avoid; }
     `;
     document.head.appendChild(style);
     return {toc: toc.querySelectorAll('li').length, parts};
