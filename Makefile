@@ -144,7 +144,8 @@ book-clean:
 	$(BIN)/pytest -m site tests/test_site.py
 
 ## make browser: the built site in headless Chromium, and the Binder path in JupyterLab
-browser: $(VENV)/.installed-dev $(VENDOR)/.installed chromium
+## (after `make pdf`: every page's download menu links the book's PDF)
+browser: $(VENV)/.installed-dev $(VENDOR)/.installed chromium pdf
 	$(BIN)/pytest -m browser --timeout 600 tests/test_browser.py tests/test_jupyterlab.py
 
 ## make pythons: a fresh venv on every other supported Python found (lincls tests, one

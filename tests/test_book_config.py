@@ -67,3 +67,13 @@ def test_a_chapter_that_raises_fails_the_build(tmp_path):
     assert result.returncode != 0, output[-2000:]
     assert "boom" in output
     assert not (tmp_path / "_build" / "html" / "book" / "index.html").exists()
+
+
+def test_the_pdf_contents_list_every_part_and_chapter():
+    """The printed table of contents (lincls.sphinxext.pdf) reads the parts of _toc.yml."""
+    from lincls.sphinxext.pdf import _parts
+
+    parts = _parts(ROOT / "_toc.yml")
+    toc = yaml.safe_load((ROOT / "_toc.yml").read_text())
+    assert [p["caption"] for p in parts] == [p["caption"] for p in toc["parts"]]
+    assert [c for p in parts for c in p["chapters"]] == toc_files()[1:]
