@@ -1,8 +1,9 @@
 # Two commands do all the set-up on a fresh machine:
 #   make book   builds the website into _build/html
-#   make test   runs every test layer (lint, lincls, homework, book build, student site,
+#   make test   runs every test layer (lint, lincls, homework, book build, PDFs, student site,
 #               browser, other Pythons and the route without make)
 #   make student-book  builds the student edition (no solutions) into _build/student/html
+#   make pdf / make student-pdf  the teacher / student edition as one PDF into _build/pdf
 SHELL := /bin/bash
 # The interpreter that creates .venv; pick another with `make book PYTHON=python3.12`.
 PYTHON ?= python3
@@ -19,13 +20,13 @@ BOOK_FLAGS := -n -W --keep-going
 NBVAL := --nbval -p no:cacheprovider --nbval-sanitize-with tests/sanitize.cfg
 
 .PHONY: book test lint unit homework release book-clean student-book nbgrader student-test browser \
-        pythons chromium bench clean
+        pythons chromium poppler pdf student-pdf pdf-test bench clean
 
 # Before any install, `make book`/`make test` stop with one line when the interpreter (the
 # venv's, once it exists) is outside PY_MIN..PY_MAX. Plain `python -c`: any Python runs it.
 PY_USED := $(if $(wildcard $(PY)),$(PY),$(PYTHON))
 PY_FOUND = $(shell $(PY_USED) -c 'import sys; lo, hi = [tuple(map(int, v.split("."))) for v in sys.argv[1:]]; v = sys.version_info; print("ok" if lo <= v[:2] <= hi else "Python %d.%d.%d" % v[:3])' $(PY_MIN) $(PY_MAX) 2>/dev/null || echo "no working interpreter")
-ifneq ($(filter book test student-book,$(or $(MAKECMDGOALS),book)),)
+ifneq ($(filter book test student-book pdf student-pdf,$(or $(MAKECMDGOALS),book)),)
 ifneq ($(PY_FOUND),ok)
 $(error found $(PY_FOUND) at $(PY_USED); the book supports Python $(PY_MIN) to $(PY_MAX): pick one with e.g. make $(firstword $(MAKECMDGOALS) book) PYTHON=python$(PY_MAX))
 endif
@@ -64,14 +65,23 @@ chromium:
 	  || echo "apt-get could not install chromium: browser tests will skip (fail under CI=true)"; \
 	else echo "chromium missing, and not root with apt: browser tests will skip (fail under CI=true)"; fi
 
+## make poppler: install Debian's poppler-utils (pdfinfo, pdftotext, pdfimages) for the PDF
+## tests (only as root with apt)
+poppler:
+	@if command -v pdfinfo >/dev/null; then :; \
+	elif [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+	  apt-get update -qq && apt-get install -y -qq poppler-utils >/dev/null \
+	  || echo "apt-get could not install poppler-utils: PDF tests will skip (fail under CI=true)"; \
+	else echo "pdfinfo missing, and not root with apt: PDF tests will skip (fail under CI=true)"; fi
+
 ## make book: build the website (cached execution) into _build/html
 book: $(VENV)/.installed-book
 	$(BIN)/jupyter-book build . $(BOOK_FLAGS)
 
 ## make test: all test layers, in order
 test: $(VENV)/.installed-dev
-	$(MAKE) --no-print-directory lint unit homework release nbgrader book-clean student-book \
-	  student-test browser pythons
+	$(MAKE) --no-print-directory lint unit homework release nbgrader book-clean pdf student-book \
+	  student-pdf student-test pdf-test browser pythons
 
 lint:
 	$(BIN)/ruff check .
@@ -103,6 +113,28 @@ nbgrader:
 student-book: $(VENV)/.installed-book
 	$(PY) -m lincls.homework student-book $(if $(STUDENT_REPO),--repository-url $(STUDENT_REPO))
 
+## make pdf: the teacher edition (with solutions) as one PDF, _build/pdf/$(PDF); also copied
+## into the website (_build/html), whose download menu links it. The single-page HTML build
+## reuses the doctrees of `make book` (no second execution); Chromium prints it offline.
+PDF := linear-classification.pdf
+STUDENT_PDF := linear-classification-student.pdf
+pdf: $(VENV)/.installed-dev $(VENDOR)/.installed chromium poppler
+	$(BIN)/jupyter-book build . --builder singlehtml $(BOOK_FLAGS)
+	$(PY) -m lincls.sphinxext.pdf _build/singlehtml _build/pdf/$(PDF) --copy-to _build/html
+
+## make student-pdf: the student edition as one PDF, _build/pdf/$(STUDENT_PDF) (after
+## `make student-book` it reuses its doctrees), also copied into _build/student/html
+student-pdf: $(VENV)/.installed-dev $(VENDOR)/.installed chromium poppler
+	$(PY) -m lincls.homework student-book --builder singlehtml \
+	  $(if $(STUDENT_REPO),--repository-url $(STUDENT_REPO))
+	$(PY) -m lincls.sphinxext.pdf _build/student/singlehtml _build/pdf/$(STUDENT_PDF) \
+	  --copy-to _build/student/html
+
+## pdf-test: both PDF editions open and hold every chapter, figure and no raw markup; the
+## student one no solution
+pdf-test:
+	$(BIN)/pytest -m pdf tests/test_pdf.py
+
 student-test:
 	$(BIN)/pytest -m student_site tests
 
@@ -112,7 +144,8 @@ book-clean:
 	$(BIN)/pytest -m site tests/test_site.py
 
 ## make browser: the built site in headless Chromium, and the Binder path in JupyterLab
-browser: $(VENV)/.installed-dev $(VENDOR)/.installed chromium
+## (after `make pdf`: every page's download menu links the book's PDF)
+browser: $(VENV)/.installed-dev $(VENDOR)/.installed chromium pdf
 	$(BIN)/pytest -m browser --timeout 600 tests/test_browser.py tests/test_jupyterlab.py
 
 ## make pythons: a fresh venv on every other supported Python found (lincls tests, one

@@ -104,3 +104,13 @@ def test_hidden_cells_run_before_the_prose_below_them(tmp_path):
     failing.mkdir()
     result = one_page_book(failing, "# Page\n\nText.\n\n" + HIDDEN % "raise RuntimeError('late')")
     assert result.returncode != 0 and "late" in result.stdout + result.stderr
+
+
+def test_the_pdf_contents_list_every_part_and_chapter():
+    """The printed table of contents (lincls.sphinxext.pdf) reads the parts of _toc.yml."""
+    from lincls.sphinxext.pdf import _parts
+
+    parts = _parts(ROOT / "_toc.yml")
+    toc = yaml.safe_load((ROOT / "_toc.yml").read_text())
+    assert [p["caption"] for p in parts] == [p["caption"] for p in toc["parts"]]
+    assert [c for p in parts for c in p["chapters"]] == toc_files()[1:]

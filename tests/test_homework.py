@@ -488,6 +488,10 @@ def test_student_sources(tmp_path, capsys):
     assert config["repository"]["url"] == "https://github.com/a/student"
     assert config["launch_buttons"]["binderhub_url"] == "https://mybinder.org"
     assert (dest / "lincls" / "x.py").exists() and (dest / "_toc.yml").exists()
+    # generated pages are as old as their teacher source, so a second build of the same
+    # sources (the student PDF after the student site) reuses Sphinx's doctrees
+    for rel in ("book/chapter.md", "book/homework/hw.ipynb"):
+        assert (dest / rel).stat().st_mtime_ns == (root / rel).stat().st_mtime_ns, rel
     # without a student repository: no button may lead to the teacher's repository
     dest = hw.make_student_sources(root, tmp_path / "src2")
     text = (dest / "_config.yml").read_text()

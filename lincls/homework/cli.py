@@ -112,7 +112,7 @@ def cmd_cost(args):
 
 
 def cmd_student_book(args):
-    html = build_student_site(args.root, args.out, args.repository_url)
+    html = build_student_site(args.root, args.out, args.repository_url, builder=args.builder)
     print(f"student site: {html}/index.html")
     return 0
 
@@ -168,6 +168,8 @@ def _parser():
     p.add_argument("--root", default=".")
     p.add_argument("--out", default="_build/student")
     p.add_argument("--repository-url", default=None)
+    p.add_argument("--builder", default="html", choices=["html", "singlehtml"],
+                   help="singlehtml: the one page `make student-pdf` prints (into OUT/singlehtml)")
     p.set_defaults(run=cmd_student_book)
     return parser
 

@@ -5,6 +5,7 @@ Defined in chapter "For teachers" (``book/teachers.md``).
 
 from __future__ import annotations
 
+import os
 import re
 import shutil
 import subprocess
@@ -217,10 +218,12 @@ def make_student_sources(root=".", dest="_build/student/src", repository_url=Non
             stripped = strip_solution_only_cells(strip_chapter_solutions(text))
         except ValueError as exc:
             raise ValueError(f"{path.relative_to(dest)}: {exc}") from exc
-        path.write_text(stripped, encoding="utf-8")
+        _write_as_old_as(path, stripped, root / path.relative_to(dest))
     homework = dest / "book" / "homework"
     if homework_src.is_dir():
         release(homework_src, homework)
+        for path in homework.glob("*.ipynb"):
+            _write_as_old_as(path, None, homework_src / path.name)
         for other in sorted(homework_src.rglob("*")):
             rel = other.relative_to(homework_src)
             if (other.is_file() and other.suffix.lower() in HOMEWORK_FILE_TYPES
@@ -251,18 +254,38 @@ def make_student_sources(root=".", dest="_build/student/src", repository_url=Non
     return dest
 
 
+def _write_as_old_as(path, text, source):
+    """Write ``text`` (``None``: keep the file) to ``path`` with the mtime of ``source``.
+
+    A generated file is as new as what it was made from, so a second build (the student
+    PDF after the student site) reuses Sphinx's doctrees of every unchanged chapter
+    instead of reading, and executing, it again.
+    """
+    if text is not None:
+        path.write_text(text, encoding="utf-8")
+    if source.exists():
+        stat = source.stat()
+        os.utime(path, ns=(stat.st_atime_ns, stat.st_mtime_ns))
+
+
 def _strip_notebook_solutions(path):
     import nbformat
 
+    stat = path.stat()
     nb = nbformat.read(path, as_version=4)
     for cell in nb.cells:
         if cell.cell_type == "markdown":
             cell.source = strip_chapter_solutions(cell.source)
     nbformat.write(nb, path)
+    os.utime(path, ns=(stat.st_atime_ns, stat.st_mtime_ns))
 
 
-def build_student_site(root=".", out="_build/student", repository_url=None, flags=None):
+def build_student_site(root=".", out="_build/student", repository_url=None, flags=None,
+                       builder="html"):
     """Build the student edition into ``out/html`` (sources in ``out/src``).
+
+    ``builder="singlehtml"`` builds the one page that ``make student-pdf`` prints into
+    ``out/singlehtml`` instead, from the same sources and doctrees.
 
     Uses ``jupyter-book config sphinx`` to turn the configuration into Sphinx's, then
     ``sphinx-build`` with the book's strict flags (``-n -W --keep-going``). The Sphinx
@@ -287,10 +310,10 @@ def build_student_site(root=".", out="_build/student", repository_url=None, flag
         conf.write(f"nb_execution_cache_path = {str(cache)!r}\n")
         conf.write("lincls_student_edition = True  # lincls.sphinxext: teacher-only tables\n")
     flags = ["-n", "-W", "--keep-going"] if flags is None else list(flags)
-    cmd = [sb, *flags, "-b", "html", "-d", str(out / "doctrees"), str(src), str(out / "html")]
+    cmd = [sb, *flags, "-b", builder, "-d", str(out / "doctrees"), str(src), str(out / builder)]
     try:
         subprocess.run(cmd, check=True, cwd=src)
     finally:
         (src / "conf.py").unlink()
-    return out / "html"
+    return out / builder
 
