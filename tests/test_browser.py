@@ -13,6 +13,7 @@ import json
 import mimetypes
 import re
 import threading
+from contextlib import contextmanager
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
@@ -72,21 +73,36 @@ class Quiet(http.server.SimpleHTTPRequestHandler):
         pass
 
 
+@contextmanager
+def serve(directory):
+    """Serve `directory` on 127.0.0.1; yields its URL."""
+    httpd = http.server.ThreadingHTTPServer(
+        ("127.0.0.1", 0), functools.partial(Quiet, directory=str(directory)))
+    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{httpd.server_address[1]}/"
+    finally:
+        httpd.shutdown()
+        httpd.server_close()
+
+
 @pytest.fixture(scope="module")
 def server():
     if not (HTML / "index.html").exists():
         pytest.fail("_build/html is missing: build the book first (make book)")
-    httpd = http.server.ThreadingHTTPServer(
-        ("127.0.0.1", 0), functools.partial(Quiet, directory=str(HTML)))
-    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{httpd.server_address[1]}/"
-    httpd.shutdown()
-    httpd.server_close()
+    with serve(HTML) as url:
+        yield url
 
 
 @pytest.fixture(scope="module")
 def offline(server):
+    with offline_context(server) as found:
+        yield found
+
+
+@contextmanager
+def offline_context(server, **options):
     """A browser context that sees only the local site and the local CDN copies.
 
     Yields the context and the list of offline problems (blocked or unknown requests).
@@ -121,11 +137,13 @@ def offline(server):
                       headers={"Access-Control-Allow-Origin": "*"})
 
     with launch() as browser:
-        context = browser.new_context(viewport={"width": 1280, "height": 900})
+        context = browser.new_context(viewport={"width": 1280, "height": 900}, **options)
         context.set_default_timeout(30_000)
         context.route("**/*", handle)
-        yield context, problems
-        context.close()
+        try:
+            yield context, problems
+        finally:
+            context.close()
 
 
 def open_page(offline, server, name, query=""):
@@ -142,7 +160,8 @@ def open_page(offline, server, name, query=""):
 
 # How many of each checked thing the pages had, so that a selector gone stale cannot
 # make the checks pass by finding nothing.
-SEEN = {"math": 0, "images": 0, "widgets": 0, "animations": 0, "dropdowns": 0, "links": 0}
+SEEN = {"math": 0, "images": 0, "widgets": 0, "animations": 0, "dropdowns": 0, "links": 0,
+        "axe checks": 0, "alt texts": 0}
 
 
 def count(page, what, selector):
@@ -257,6 +276,42 @@ def dropdowns(page):
         if block.get_attribute("open") is None:
             problems.append(f"<details> {i} does not open")
     return problems
+
+
+AXE = VENDOR / "axe-core" / "axe.min.js"
+SERIOUS = ("serious", "critical")
+
+
+def axe(page, name):
+    """axe-core's violations of impact serious or critical: page, rule and node, one a line."""
+    page.add_script_tag(path=AXE)
+    violations = page.evaluate("""() => Promise.race([
+        axe.run(document, {resultTypes: ['violations']}).then(r => r.violations),
+        new Promise(r => setTimeout(() => r(null), 60000))])""")
+    if violations is None:
+        return [f"{name}: axe did not finish within 60 s"]
+    SEEN["axe checks"] += 1
+    return [f"{name}: {v['id']} ({v['impact']}): {node['target']} {node['html'][:100]!r}"
+            f" - {v['help']}"
+            for v in violations if v["impact"] in SERIOUS for node in v["nodes"]]
+
+
+def alt_texts(page, name):
+    """Every image of the article has alt text that says what it shows: three words or
+    more, and no file name, extension or hash (Sphinx writes the file's path where alt
+    text is missing). The theme's icons (Binder logo...) are outside the article."""
+    SEEN["alt texts"] += page.locator("article.bd-article img").count()
+    bad = page.evaluate(r"""() => [...document.querySelectorAll('article.bd-article img')]
+        .map(img => [img.src.slice(0, 200), img.getAttribute('alt')])
+        .filter(([src, alt]) => {
+            if (alt === null) return true;
+            const text = alt.trim();
+            const file = decodeURIComponent(src.split(/[?#]/)[0].split('/').pop());
+            return text.split(/\s+/).length < 3 || /\.(png|jpe?g|gif|svg)\b/i.test(text)
+                || /[0-9a-f]{16}/i.test(text)
+                || (!src.startsWith('data:') && text.includes(file.replace(/\.\w+$/, '')));
+        })""")
+    return [f"{name}: image {src[-60:]!r} has alt text {alt!r}" for src, alt in bad]
 
 
 def links(page, server, name):
