@@ -4,11 +4,17 @@
   var VIEW = 'script[type="application/vnd.jupyter.widget-view+json"]';
 
   function fix() {
-    // Icon fonts are decoration: the buttons that hold them are named by aria-label, and
-    // the search button's "Ctrl+K" hint is not part of its name.
-    document.querySelectorAll(".theme-switch-button i, .search-button__button i, "
-        + ".search-button__kbd-shortcut").forEach(function (e) {
-      e.setAttribute("aria-hidden", "true");
+    // The theme's icon buttons: the search field is named by all its visible text
+    // ("Search Ctrl+K"); the colour-mode switch by its label, not by the <title> that
+    // Font Awesome puts in the icon of the current mode ("Light", "Dark"...).
+    document.querySelectorAll(".search-button-field").forEach(function (button) {
+      button.setAttribute("aria-label", button.textContent.replace(/\s+/g, " ").trim());
+    });
+    document.querySelectorAll(".theme-switch-button svg").forEach(function (icon) {
+      icon.querySelectorAll("title").forEach(function (title) { title.remove(); });
+      icon.removeAttribute("aria-labelledby");
+      icon.removeAttribute("role");
+      icon.setAttribute("aria-hidden", "true");
     });
     // myst-nb's "Show code cell source" toggles: the name is the visible text, not
     // "Toggle hidden content".
@@ -34,11 +40,21 @@
     });
   }
 
+  // A code block or output that scrolls sideways can be scrolled with the keyboard: the
+  // theme gives it a tab stop on load and resize, this also when a dropdown or hidden
+  // code cell opens and shows it.
+  function tabStops() {
+    document.querySelectorAll("pre, .cell_output > .output").forEach(function (e) {
+      if (e.scrollWidth > e.clientWidth || e.scrollHeight > e.clientHeight) e.tabIndex = 0;
+    });
+  }
+  document.addEventListener("toggle", tabStops, true);
+  document.addEventListener("click", function () { setTimeout(tabStops, 50); }, true);
+  document.addEventListener("keyup", function () { setTimeout(tabStops, 50); }, true);
+
   document.addEventListener("DOMContentLoaded", function () {
     fix();
-    // widgets render later, from the embedded state
-    if (document.querySelector(VIEW)) {
-      new MutationObserver(fix).observe(document.body, {childList: true, subtree: true});
-    }
+    // Font Awesome swaps its icons in, and widgets render from the embedded state, later
+    new MutationObserver(fix).observe(document.body, {childList: true, subtree: true});
   });
 })();
