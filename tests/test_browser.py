@@ -5,6 +5,13 @@ loads from jsDelivr (MathJax, require.js, the ipywidgets HTML manager; pinned in
 ``_config.yml``) is answered from local npm copies in ``.venv/vendor`` (``make browser``
 fetches them; versions in ``tests/browser/package.json``). Any other request that leaves
 127.0.0.1 is blocked and reported. Run by ``make test`` after the book build.
+
+Accessibility: axe-core (an npm package pinned beside those assets) runs on every page of
+the site and of the student edition and fails on violations of impact serious or
+critical; every image of an article needs alt text that says what it shows; the
+dropdowns, widget sliders and animation controls are used with the keyboard; and in the
+theme's dark mode every figure keeps its opaque light background (screenshots
+``_build/screenshots/dark_*.png``).
 """
 
 import functools
