@@ -298,6 +298,10 @@ SERIOUS = ("serious", "critical")
 
 def axe(page, name):
     """axe-core's violations of impact serious or critical: page, rule and node, one a line."""
+    # let opening dropdowns finish fading in: half-faded text fails the contrast check
+    page.evaluate("""() => Promise.race([new Promise(r => setTimeout(r, 5000)), Promise.all(
+        document.getAnimations().filter(a => a.effect.getComputedTiming().endTime < Infinity)
+            .map(a => a.finished))])""")
     page.add_script_tag(path=AXE)
     violations = page.evaluate("""() => Promise.race([
         axe.run(document, {resultTypes: ['violations']}).then(r => r.violations),
