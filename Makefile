@@ -45,8 +45,9 @@ $(VENV)/.installed-dev: requirements-dev.txt $(VENV)/.installed-book
 	touch $@
 
 # Local copies of the website's CDN assets (MathJax, require.js, the ipywidgets HTML
-# manager) at the exact versions pinned in tests/browser/package.json, fetched from the
-# npm registry with npm. tests/test_browser.py serves them to Chromium in place of the CDN.
+# manager) and axe-core at the exact versions pinned in tests/browser/package.json, fetched
+# from the npm registry with npm. tests/test_browser.py serves them to Chromium in place of
+# the CDN, and injects axe-core into every page.
 VENDOR := $(VENV)/vendor
 $(VENDOR)/.installed: tests/browser/package.json | $(PY)
 	rm -rf $(VENDOR) && mkdir -p $(VENDOR)
@@ -143,7 +144,8 @@ book-clean:
 	$(BIN)/jupyter-book build . $(BOOK_FLAGS)
 	$(BIN)/pytest -m site tests/test_site.py
 
-## make browser: the built site in headless Chromium, and the Binder path in JupyterLab
+## make browser: the built site (and the student site, after student-book) in headless
+## Chromium with axe-core, keyboard and dark-mode checks, and the Binder path in JupyterLab
 ## (after `make pdf`: every page's download menu links the book's PDF)
 browser: $(VENV)/.installed-dev $(VENDOR)/.installed chromium pdf
 	$(BIN)/pytest -m browser --timeout 600 tests/test_browser.py tests/test_jupyterlab.py

@@ -15,7 +15,13 @@ from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from lincls import LinearClassifier, augment, datasets, logic_gate, metrics
 from lincls.discriminant import LinearDiscriminant, is_linearly_separable, separating_weights
-from lincls.plotting import plot_decision_regions
+from lincls.plotting import (
+    BOOK_COLORS,
+    CLASS_COLORS,
+    animation_html,
+    plot_decision_regions,
+    use_book_style,
+)
 
 
 class TinyPerceptron(LinearClassifier):
@@ -146,11 +152,15 @@ def test_plot_decision_regions_with_any_labels(labels):
     assert out is ax
     legend = [t.get_text() for t in ax.get_legend().get_texts()]
     assert str(labels[0]) in legend and str(labels[1]) in legend
-    # class colours follow classes_: the negative class red, the positive class blue
-    colors = {c.get_label(): c.get_facecolor()[0][:3] for c in ax.collections
-              if c.get_label() in map(str, labels)}
-    assert np.allclose(colors[str(labels[0])], matplotlib.colors.to_rgb("tab:red"))
-    assert np.allclose(colors[str(labels[1])], matplotlib.colors.to_rgb("tab:blue"))
+    # class colours follow classes_: the negative class vermillion, the positive class
+    # blue; the classes also differ by marker
+    drawn = {c.get_label(): c for c in ax.collections if c.get_label() in map(str, labels)}
+    assert np.allclose(drawn[str(labels[0])].get_facecolor()[0][:3],
+                       matplotlib.colors.to_rgb(CLASS_COLORS[0]))
+    assert np.allclose(drawn[str(labels[1])].get_facecolor()[0][:3],
+                       matplotlib.colors.to_rgb(CLASS_COLORS[1]))
+    paths = [drawn[str(label)].get_paths()[0].vertices for label in labels]
+    assert paths[0].shape != paths[1].shape or not np.allclose(*paths)
     wrong = np.sum(clf.predict(X) != y)
     marked = [c for c in ax.collections if c.get_label() == "misclassified"]
     assert (len(marked[0].get_offsets()) if marked else 0) == wrong
@@ -230,3 +240,34 @@ def test_bad_hyper_parameters_raise_value_errors_naming_them(name):
     cls = getattr(lincls, name)
     with pytest.raises(ValueError, match="'max_iter' parameter of"):
         cls(max_iter=0).fit(*logic_gate("and"))
+
+
+def test_book_style_is_colour_blind_safe_opaque_and_not_colour_alone(tmp_path):
+    with matplotlib.rc_context():
+        use_book_style({"figure.dpi": 50})
+        assert plt.rcParams["figure.dpi"] == 50  # the chapter's own settings win
+        fig, ax = plt.subplots(figsize=(2, 2))
+        lines = [ax.plot([0, 1], [k, k])[0] for k in range(len(BOOK_COLORS))]
+        colors = [matplotlib.colors.to_hex(line.get_color()) for line in lines]
+        assert colors == [c.lower() for c in BOOK_COLORS]
+        styles = plt.rcParams["axes.prop_cycle"].by_key()["linestyle"]
+        assert len(set(map(str, styles))) == len(lines)  # each colour has its own line style
+        assert lines[1].get_linestyle() == "--"
+        fig.savefig(tmp_path / "f.png")
+        plt.close(fig)
+    rgba = plt.imread(tmp_path / "f.png")
+    assert rgba.shape[2] == 3 or rgba[..., 3].min() == 1.0  # opaque: readable in dark mode
+    assert np.allclose(rgba[0, 0, :3], 1.0)  # on white
+
+
+def test_animation_html_labels_the_frames_and_the_slider():
+    from matplotlib.animation import FuncAnimation
+
+    fig, ax = plt.subplots(figsize=(1, 1))
+    animation = FuncAnimation(fig, lambda k: ax.plot([k, k]), frames=2)
+    html = animation_html(animation, 'A "line" that moves', fps=2)
+    plt.close(fig)
+    assert '<img alt="A &quot;line&quot; that moves" id="_anim_img' in html
+    assert '<input aria-label="Frame" id="_anim_slider' in html
+    with pytest.raises(ValueError, match="alt"):
+        animation_html(animation, " ")

@@ -5,6 +5,13 @@ loads from jsDelivr (MathJax, require.js, the ipywidgets HTML manager; pinned in
 ``_config.yml``) is answered from local npm copies in ``.venv/vendor`` (``make browser``
 fetches them; versions in ``tests/browser/package.json``). Any other request that leaves
 127.0.0.1 is blocked and reported. Run by ``make test`` after the book build.
+
+Accessibility: axe-core (an npm package pinned beside those assets) runs on every page of
+the site and of the student edition and fails on violations of impact serious or
+critical; every image of an article needs alt text that says what it shows; the
+dropdowns, widget sliders and animation controls are used with the keyboard; and in the
+theme's dark mode every figure keeps its opaque light background (screenshots
+``_build/screenshots/dark_*.png``).
 """
 
 import functools
@@ -13,6 +20,7 @@ import json
 import mimetypes
 import re
 import threading
+from contextlib import contextmanager
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
@@ -22,6 +30,7 @@ from chromium import launch, require, require_chromium
 
 ROOT = Path(__file__).resolve().parents[1]
 HTML = ROOT / "_build" / "html"
+STUDENT_HTML = ROOT / "_build" / "student" / "html"
 VENDOR = ROOT / ".venv" / "vendor"
 SCREENSHOTS = ROOT / "_build" / "screenshots"
 CDN = re.compile(r"^https://cdn\.jsdelivr\.net/npm/((?:@[^/]+/)?[^/@]+)@([^/]+)/([^?#]*)")
@@ -45,14 +54,14 @@ def is_redirect(path):
     return path.read_text(errors="ignore").lstrip().startswith('<meta http-equiv="Refresh"')
 
 
-def site_pages():
-    """Every HTML page of the built site, as paths relative to _build/html without suffix.
+def site_pages(root=HTML):
+    """Every HTML page of a built site, as paths relative to `root` without suffix.
 
     Redirect stubs are left out: the page navigates away while it is checked. The root
     redirect has a test of its own.
     """
-    return sorted(p.relative_to(HTML).with_suffix("").as_posix() for p in HTML.rglob("*.html")
-                  if not SKIP_DIRS & set(p.relative_to(HTML).parts) and not is_redirect(p))
+    return sorted(p.relative_to(root).with_suffix("").as_posix() for p in root.rglob("*.html")
+                  if not SKIP_DIRS & set(p.relative_to(root).parts) and not is_redirect(p))
 
 
 def screenshot_pages():
@@ -72,21 +81,43 @@ class Quiet(http.server.SimpleHTTPRequestHandler):
         pass
 
 
+@contextmanager
+def serve(directory):
+    """Serve `directory` on 127.0.0.1; yields its URL."""
+    httpd = http.server.ThreadingHTTPServer(
+        ("127.0.0.1", 0), functools.partial(Quiet, directory=str(directory)))
+    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{httpd.server_address[1]}/"
+    finally:
+        httpd.shutdown()
+        httpd.server_close()
+
+
 @pytest.fixture(scope="module")
 def server():
     if not (HTML / "index.html").exists():
         pytest.fail("_build/html is missing: build the book first (make book)")
-    httpd = http.server.ThreadingHTTPServer(
-        ("127.0.0.1", 0), functools.partial(Quiet, directory=str(HTML)))
-    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{httpd.server_address[1]}/"
-    httpd.shutdown()
-    httpd.server_close()
+    with serve(HTML) as url:
+        yield url
 
 
 @pytest.fixture(scope="module")
-def offline(server):
+def browser():
+    """One Chromium for the module (Playwright's sync API runs one instance at a time)."""
+    with launch() as chromium:
+        yield chromium
+
+
+@pytest.fixture(scope="module")
+def offline(browser, server):
+    with offline_context(browser, server) as found:
+        yield found
+
+
+@contextmanager
+def offline_context(browser, server):
     """A browser context that sees only the local site and the local CDN copies.
 
     Yields the context and the list of offline problems (blocked or unknown requests).
@@ -120,11 +151,12 @@ def offline(server):
                       content_type=mimetypes.guess_type(target.name)[0] or "text/plain",
                       headers={"Access-Control-Allow-Origin": "*"})
 
-    with launch() as browser:
-        context = browser.new_context(viewport={"width": 1280, "height": 900})
-        context.set_default_timeout(30_000)
-        context.route("**/*", handle)
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    context.set_default_timeout(30_000)
+    context.route("**/*", handle)
+    try:
         yield context, problems
+    finally:
         context.close()
 
 
@@ -142,7 +174,8 @@ def open_page(offline, server, name, query=""):
 
 # How many of each checked thing the pages had, so that a selector gone stale cannot
 # make the checks pass by finding nothing.
-SEEN = {"math": 0, "images": 0, "widgets": 0, "animations": 0, "dropdowns": 0, "links": 0}
+SEEN = {"math": 0, "images": 0, "widgets": 0, "animations": 0, "dropdowns": 0, "links": 0,
+        "axe checks": 0, "alt texts": 0}
 
 
 def count(page, what, selector):
@@ -259,6 +292,46 @@ def dropdowns(page):
     return problems
 
 
+AXE = VENDOR / "axe-core" / "axe.min.js"
+SERIOUS = ("serious", "critical")
+
+
+def axe(page, name):
+    """axe-core's violations of impact serious or critical: page, rule and node, one a line."""
+    # let opening dropdowns finish fading in: half-faded text fails the contrast check
+    page.evaluate("""() => Promise.race([new Promise(r => setTimeout(r, 5000)), Promise.all(
+        document.getAnimations().filter(a => a.effect.getComputedTiming().endTime < Infinity)
+            .map(a => a.finished))])""")
+    page.add_script_tag(path=AXE)
+    violations = page.evaluate("""() => Promise.race([
+        axe.run(document, {resultTypes: ['violations']}).then(r => r.violations),
+        new Promise(r => setTimeout(() => r(null), 60000))])""")
+    if violations is None:
+        return [f"{name}: axe did not finish within 60 s"]
+    SEEN["axe checks"] += 1
+    return [f"{name}: {v['id']} ({v['impact']}): {node['target']} {node['html'][:100]!r}"
+            f" - {v['help']}"
+            for v in violations if v["impact"] in SERIOUS for node in v["nodes"]]
+
+
+def alt_texts(page, name):
+    """Every image of the article has alt text that says what it shows: three words or
+    more, and no file name, extension or hash (Sphinx writes the file's path where alt
+    text is missing). The theme's icons (Binder logo...) are outside the article."""
+    SEEN["alt texts"] += page.locator("article.bd-article img").count()
+    bad = page.evaluate(r"""() => [...document.querySelectorAll('article.bd-article img')]
+        .map(img => [img.src.slice(0, 200), img.getAttribute('alt')])
+        .filter(([src, alt]) => {
+            if (alt === null) return true;
+            const text = alt.trim();
+            const file = decodeURIComponent(src.split(/[?#]/)[0].split('/').pop());
+            return text.split(/\s+/).length < 3 || /\.(png|jpe?g|gif|svg)\b/i.test(text)
+                || /[0-9a-f]{16}/i.test(text)
+                || (!src.startsWith('data:') && text.includes(file.replace(/\.\w+$/, '')));
+        })""")
+    return [f"{name}: image {src[-60:]!r} has alt text {alt!r}" for src, alt in bad]
+
+
 def links(page, server, name):
     """Every link into the site points to an existing file and, with #anchor, an existing id."""
     problems = []
@@ -294,6 +367,7 @@ def test_page(offline, server, name):
             page.evaluate("() => window.scrollTo(0, 0)")
             page.screenshot(path=SCREENSHOTS / (name.replace("/", "_") + ".png"))
         found += dropdowns(page) + links(page, server, name)
+        found += alt_texts(page, name) + axe(page, name)  # with the dropdowns open
         found += problems
     finally:
         page.close()
@@ -334,3 +408,195 @@ def test_search_finds_perceptron(offline, server):
     assert "book/binary_classification" in found, hrefs  # where the perceptron is introduced
     assert found <= set(site_pages()), found - set(site_pages())
     assert problems == []
+
+
+# --- the student edition (make student-book): alt text and axe on every page ------------
+@pytest.fixture(scope="module")
+def student_offline(browser):
+    require((STUDENT_HTML / "index.html").exists(),
+            "_build/student/html is missing: build the student edition (make student-book)")
+    with serve(STUDENT_HTML) as url, offline_context(browser, url) as (context, problems):
+        yield context, problems, url
+
+
+@pytest.mark.parametrize("name", site_pages(STUDENT_HTML) if STUDENT_HTML.exists() else ["index"])
+def test_student_page_accessible(student_offline, name):
+    context, problems, server = student_offline
+    page, problems = open_page((context, problems), server, name)
+    try:
+        found = typeset(page) + images(page) + widgets(page) + dropdowns(page)
+        found += alt_texts(page, "student/" + name) + axe(page, "student/" + name)
+        found += problems
+    finally:
+        page.close()
+    assert found == [], "\n".join(found)
+
+
+# --- keyboard --------------------------------------------------------------------------
+def tab_to(page, target, start=None, presses=3):
+    """Whether Tab, pressed from just before `start` (default: `target`), reaches `target`.
+
+    The focus starts on a marker put in front of `start`, as if the reader had tabbed
+    through the page up to there.
+    """
+    page.evaluate("""el => { const a = document.createElement('span');
+        a.id = 'tab-start'; a.tabIndex = -1; el.before(a); a.focus(); }""",
+                  (start or target).element_handle())
+    reached = False
+    for _ in range(presses):
+        page.keyboard.press("Tab")
+        if target.evaluate("el => el === document.activeElement"):
+            reached = True
+            break
+    page.evaluate("() => document.getElementById('tab-start').remove()")
+    return reached
+
+
+def changes(page, locator, expression, action, timeout=5_000):
+    """Whether `expression` (a function of the element) changes after `action()`."""
+    before = locator.evaluate(expression)
+    action()
+    try:
+        page.wait_for_function(f"([el, before]) => ({expression})(el) !== before",
+                               arg=[locator.element_handle(), before], timeout=timeout)
+        return True
+    except Exception:
+        return False
+
+
+def test_dropdowns_open_with_the_keyboard(offline, server):
+    """A solution opens with Enter and closes with Space; a hidden code cell opens too."""
+    found = []
+    page, problems = open_page(offline, server, "book/perceptron")
+    try:
+        box = page.locator("main div.admonition.dropdown").first
+        button = box.locator(".admonition-title button.toggle-button")
+        body = box.locator(":scope > :not(.admonition-title)").first
+        assert body.is_hidden()
+        assert tab_to(page, button, start=box), "Tab does not reach the solution's toggle"
+        page.keyboard.press("Enter")
+        body.wait_for(state="visible", timeout=5_000)
+        page.keyboard.press("Space")
+        body.wait_for(state="hidden", timeout=5_000)
+        found += problems
+    finally:
+        page.close()
+    page, problems = open_page(offline, server, "book/binary_classification")
+    try:
+        details = page.locator("main details.above-input").first  # "Show code cell source"
+        summary = details.locator(":scope > summary")
+        assert tab_to(page, summary, start=details), "Tab does not reach the code's summary"
+        page.keyboard.press("Enter")
+        assert details.get_attribute("open") is not None
+        found += problems
+    finally:
+        page.close()
+    assert found == []
+
+
+def test_animation_controls_work_with_the_keyboard(offline, server):
+    page, problems = open_page(offline, server, "book/perceptron")
+    try:
+        anim = page.locator("div.animation").first
+        frame = anim.locator("img").first
+        src = "el => el.src"
+        slider = anim.locator("input.anim-slider")
+        assert tab_to(page, slider, start=anim), "Tab does not reach the frame slider"
+        assert changes(page, frame, src, lambda: page.keyboard.press("ArrowRight")), \
+            "ArrowRight on the slider does not show the next frame"
+        nxt = anim.locator("button[onclick*='next_frame']")
+        assert tab_to(page, nxt, start=nxt), "Tab does not reach Next frame"
+        assert changes(page, frame, src, lambda: page.keyboard.press("Enter")), \
+            "Enter on Next frame does nothing"
+        play = anim.locator("button[onclick*='play_animation']")
+        assert tab_to(page, play, start=play)
+        assert changes(page, frame, src, lambda: page.keyboard.press("Space")), \
+            "Space on Play does not play"
+        pause = anim.locator("button[onclick*='pause_animation']")
+        assert tab_to(page, pause, start=pause)
+        page.keyboard.press("Enter")
+    finally:
+        page.close()
+    assert problems == []
+
+
+def test_widget_sliders_work_with_the_keyboard(offline, server):
+    """On the website a widget is its static fallback: the slider moves (its value
+    changes) though the figure cannot be recomputed without a kernel."""
+    page, problems = open_page(offline, server, "book/troubleshooting")
+    try:
+        assert widgets(page) == []
+        slider = page.locator("main .widget-slider").first
+        handle = slider.locator('[role="slider"]')
+        assert tab_to(page, handle, start=slider), "Tab does not reach the widget's slider"
+        assert handle.get_attribute("aria-label") == "angle"
+        value = "el => el.getAttribute('aria-valuenow')"
+        assert changes(page, handle, value, lambda: page.keyboard.press("ArrowRight")), \
+            "ArrowRight does not move the slider"
+    finally:
+        page.close()
+    assert problems == []
+
+
+# --- dark mode -------------------------------------------------------------------------
+DARK_PAGES = ["book/linear_discriminants", "book/perceptron"]  # plots, regions, animation
+
+
+def luminance(png):
+    """Mean luminance (0 to 1) of a screenshot's margin: the ring of pixels 4 % in from
+    its edges, where a figure has its background (a transparent one shows the page)."""
+    import io
+
+    import matplotlib.pyplot as plt
+    import numpy as np
+
+    rgb = plt.imread(io.BytesIO(png))[..., :3]
+    dy, dx = (int(0.04 * n) for n in rgb.shape[:2])
+    inner = rgb[dy:rgb.shape[0] - dy, dx:rgb.shape[1] - dx]
+    ring = np.concatenate([inner[0], inner[-1], inner[:, 0], inner[:, -1]])
+    return float((ring @ np.array([0.2126, 0.7152, 0.0722])).mean())
+
+
+@pytest.mark.parametrize("name", DARK_PAGES)
+def test_figures_stay_readable_in_dark_mode(offline, server, name):
+    """The theme's switch turns dark mode on; every figure keeps an opaque light background:
+    no transparent pixel in the PNG, and its edges are light on the dark page."""
+    page, problems = open_page(offline, server, name)
+    try:
+        switch = page.locator(".theme-switch-button").first
+        for _ in range(3):  # the switch cycles through its modes
+            if page.evaluate("() => document.documentElement.dataset.theme") == "dark":
+                break
+            switch.click()
+        assert page.evaluate("() => document.documentElement.dataset.theme") == "dark"
+        images(page)
+        figures = page.locator("main .cell_output img:visible")
+        assert figures.count() >= 2
+        transparent = page.evaluate("""() => [...document.querySelectorAll(
+                'main .cell_output img')].map(img => {
+            const c = document.createElement('canvas');
+            c.width = img.naturalWidth; c.height = img.naturalHeight;
+            const g = c.getContext('2d');
+            g.drawImage(img, 0, 0);
+            const a = g.getImageData(0, 0, c.width, c.height).data;
+            let n = 0;
+            for (let i = 3; i < a.length; i += 4) if (a[i] < 255) n++;
+            return n;
+        })""")
+        SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+        stem = "dark_" + name.replace("/", "_")
+        figures.first.scroll_into_view_if_needed()
+        page.screenshot(path=SCREENSHOTS / f"{stem}.png")
+        edges = [luminance(figures.nth(i).screenshot(path=SCREENSHOTS / f"{stem}_{i}.png"))
+                 for i in range(figures.count())]
+        background = page.evaluate("""() => getComputedStyle(document.body).backgroundColor""")
+        found = [f"image {i} of the page: {n} transparent pixels"
+                 for i, n in enumerate(transparent) if n]
+        found += [f"figure {i}: margin dark in dark mode (luminance {v:.2f})"
+                  for i, v in enumerate(edges) if v < 0.5]
+        found += axe(page, name + " (dark)") + problems
+    finally:
+        page.close()
+    rgb = [int(v) / 255 for v in re.findall(r"\d+", background)[:3]]
+    assert 0.2126 * rgb[0] + 0.7152 * rgb[1] + 0.0722 * rgb[2] < 0.2, background  # dark page
+    assert found == [], "\n".join(found)

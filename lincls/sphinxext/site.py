@@ -13,9 +13,20 @@ Each removes JavaScript console errors that pages showed on a reader's first vis
   the page instead of the CDN, and calls MathJax 2's ``MathJax.Hub.Queue``, which the
   site's MathJax 3 lacks. ``_static/widgets-setup.js`` (listed in
   ``nb_ipywidgets_js`` in ``_config.yml``, between require.js and the manager) fixes both.
+
+Others fix what axe-core (in the same tests) finds, in ``_static/a11y.js`` and
+``_static/a11y.css``: icon buttons whose names clash with their icons, unnamed widget
+sliders, links too pale on the tinted background of admonitions; and a widget's figure
+(drawn by the manager, with no alt text) takes the alt text of its cell, the
+``mystnb: image: alt:`` metadata that an image output of the cell would get.
 """
 
+import html
 from pathlib import Path
+
+from docutils import nodes
+
+WIDGET_VIEW = '<script type="application/vnd.jupyter.widget-view+json"'
 
 
 def fix_page(app, pagename, templatename, context, doctree):
@@ -30,6 +41,21 @@ def fix_page(app, pagename, templatename, context, doctree):
     context["script_files"] = kept
 
 
+def widget_alt_text(app, doctree):
+    """Hand a cell's image alt text to its widget views, as their data-alt attribute."""
+    for cell in doctree.findall(nodes.container):
+        if cell.get("nb_element") != "cell_code":
+            continue
+        alt = ((cell.get("cell_metadata") or {}).get("mystnb") or {}).get("image", {}).get("alt")
+        if not alt:
+            continue
+        for raw in cell.findall(nodes.raw):
+            if raw.astext().startswith(WIDGET_VIEW):
+                text = raw.astext().replace(
+                    WIDGET_VIEW, f'{WIDGET_VIEW} data-alt="{html.escape(alt.strip())}"', 1)
+                raw.replace_self(nodes.raw(text, text, format="html"))
+
+
 def add_static_path(app):
     app.config.html_static_path.append(str(Path(__file__).parent / "_static"))
 
@@ -37,4 +63,7 @@ def add_static_path(app):
 def setup(app):
     app.connect("builder-inited", add_static_path)
     app.connect("html-page-context", fix_page, priority=999)
+    app.connect("doctree-read", widget_alt_text)
+    app.add_js_file("a11y.js")
+    app.add_css_file("a11y.css")
     return {"parallel_read_safe": True, "parallel_write_safe": True}
