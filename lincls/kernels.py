@@ -147,6 +147,19 @@ def lazy_kernel(X, kind, gamma, degree, coef0, shift=0.0):
             float(gamma), int(degree), float(coef0), float(shift))
 
 
+def known_kernel(K):
+    """The tuple of :func:`_kernel_row` for a Gram matrix ``K`` computed already (all rows made).
+
+    Examples
+    --------
+    >>> known_kernel(np.eye(2))[1].tolist()     # row i at slot i; slot[n] counts them
+    [0, 1, 2]
+    """
+    n = len(K)
+    return (np.ascontiguousarray(K, dtype=np.float64), np.arange(n + 1, dtype=np.int64),
+            np.zeros((n, 1)), 0, 0.0, 0, 0.0, 0.0)
+
+
 def _kernel_diagonal(X, kind, gamma, degree, coef0):
     """K(x_i, x_i) for every sample."""
     sq = np.einsum("ij,ij->i", X, X)
@@ -170,7 +183,7 @@ def kernel_perceptron_epoch(alpha, f, y, order, K):
     Examples
     --------
     >>> X = np.array([[1.0, 0.0], [0.0, 1.0]]); y = np.array([1.0, -1.0])
-    >>> K = (X @ X.T, np.ones(2, dtype=np.bool_), X, 0, 1.0, 1, 0.0, 0.0)  # rows known
+    >>> K = known_kernel(X @ X.T)
     >>> alpha, f = np.zeros(2), np.zeros(2)
     >>> kernel_perceptron_epoch(alpha, f, y, np.arange(2), K), alpha.tolist(), f.tolist()
     (2, [1.0, 1.0], [1.0, -1.0])

@@ -29,6 +29,8 @@ _MARKERS = ("o", "s", "^", "D", "v", "P")
 def use_book_style(rc=None):
     """Set the book's plot style; every chapter calls it in its first code cell.
 
+    Defined in chapter "Binary classification".
+
     Colours come from the colour-blind-safe :data:`BOOK_COLORS` (``"C0"``, ``"C1"``, ...
     name them), each paired with its own line style, and figures are saved on an opaque
     white background, so that they stay readable in the website's dark mode (Jupyter's
@@ -54,6 +56,8 @@ def use_book_style(rc=None):
 def animation_html(animation, alt, **options):
     """A matplotlib animation as JavaScript HTML (``to_jshtml``) that screen readers can use.
 
+    Defined in chapter "The perceptron".
+
     The frames get the alternative text ``alt`` (what the animation shows) and the frame
     slider a label; matplotlib writes neither.
 
@@ -68,6 +72,15 @@ def animation_html(animation, alt, **options):
     Returns
     -------
     html : str
+
+    Examples
+    --------
+    >>> from matplotlib.animation import FuncAnimation
+    >>> fig, ax = plt.subplots()
+    >>> movie = FuncAnimation(fig, lambda k: ax.plot([0, k]), frames=2)
+    >>> html = animation_html(movie, "A line that grows.", fps=1)
+    >>> plt.close(fig); 'alt="A line that grows."' in html
+    True
     """
     if not isinstance(alt, str) or not alt.strip():
         raise ValueError("alt must describe what the animation shows.")

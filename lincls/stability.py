@@ -27,7 +27,7 @@ from sklearn.utils._param_validation import Interval, Real
 from ._base import MAX_ITER, IterativeClassifier, LinearClassifier
 from ._blas import blas_threads_for
 from .discriminant import max_margin
-from .kernels import kernel_perceptron_epoch
+from .kernels import kernel_perceptron_epoch, known_kernel
 
 __all__ = [
     "Hebb",
@@ -432,8 +432,7 @@ def rosenblatt_batch(gram, n_features, *, max_epochs, order=None):
     signs = np.ones(P)  # the signed Gram matrix holds the labels already
     for b in range(B):  # the data sets make their mistakes at different times: one by one
         # the dual perceptron of chapter "Kernels" on the kernel C / N, all rows known
-        K = (gram[b] / n_features, np.ones(P, dtype=np.bool_), np.zeros((P, 1)), 0, 0.0, 0,
-             0.0, 0.0)
+        K = known_kernel(gram[b] / n_features)
         for epoch in range(1, max_epochs + 1):
             n_epochs[b] = epoch
             if kernel_perceptron_epoch(counts[b], fields[b], signs, order, K) == 0:
