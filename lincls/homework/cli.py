@@ -32,7 +32,7 @@ def _record_notebooks(paths, registry):
             nb = nbformat.read(path, as_version=4)
             nbclient.NotebookClient(
                 nb, timeout=600, resources={"metadata": {"path": str(Path(path).parent)}}
-            ).execute()
+            ).execute(stderr=subprocess.DEVNULL)  # the kernel's own log lines
             print(f"recorded the answers of {path}")
     finally:
         del os.environ[answers.RECORD_ENV]

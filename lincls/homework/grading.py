@@ -27,6 +27,7 @@ from __future__ import annotations
 import ast
 import json
 import os
+import subprocess
 from pathlib import Path
 
 import numpy as np
@@ -259,7 +260,7 @@ def record_expected(nb, path, timeout=600):
             nbclient.NotebookClient(
                 copy, timeout=timeout, record_timing=False,
                 resources={"metadata": {"path": str(Path(path).parent)}},
-            ).execute()
+            ).execute(stderr=subprocess.DEVNULL)  # the kernel's own log lines
         finally:
             if old is None:
                 del os.environ[EXPECTED_ENV]

@@ -9,6 +9,7 @@ import json
 import os
 import re
 import shutil
+import subprocess
 import tempfile
 from pathlib import Path
 
@@ -338,7 +339,7 @@ def rehearse(path, timeout=600):
         resources={"metadata": {"path": str(Path(path).parent)}},
     )
     results = []
-    with client.setup_kernel():
+    with client.setup_kernel(stderr=subprocess.DEVNULL):  # the kernel's own log lines
         for index, cell in enumerate(student.cells):
             if cell.cell_type != "code":
                 continue
