@@ -1,6 +1,7 @@
 """Tests of lincls.logistic and lincls.margin: scikit-learn's optimum, separable data,
 the averaged and voted perceptron, Fisher's discriminant as least squares."""
 
+import tracemalloc
 import warnings
 
 import numpy as np
@@ -19,6 +20,7 @@ from lincls.logistic import (
     logistic_gradient,
     logistic_hessian,
     logistic_loss,
+    newton_step,
 )
 from lincls.margin import MARGIN_LOSSES, AveragedPerceptron, FisherDiscriminant, VotedPerceptron
 from lincls.perceptron import Perceptron
@@ -70,6 +72,24 @@ def test_separable_data_warn_and_stop():
     with warnings.catch_warnings():
         warnings.simplefilter("error", ConvergenceWarning)
         assert LogisticRegression(C=1.0).fit(X, y).converged_
+
+
+def test_newton_step_makes_no_copy_of_the_data():
+    # the gradient, the Hessian (summed in blocks of rows) and the line search work on
+    # vectors of activations: a step allocates far less than one more copy of X
+    X, y, _ = teacher_student(20_000, 30, noise=0.2, random_state=3)
+    Xa = np.hstack([np.ones((len(X), 1)), X])
+    w = np.random.default_rng(3).standard_normal(31) * 0.1
+    loss = logistic_loss(w, Xa, y)
+    tracemalloc.start()
+    try:
+        w_new, loss_new, decrement = newton_step(w, loss, Xa, y)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < Xa.nbytes / 2
+    assert loss_new < loss and decrement > 0
+    np.testing.assert_allclose(loss_new, logistic_loss(w_new, Xa, y))
 
 
 def test_bounded_iterations_warn():
