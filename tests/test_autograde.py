@@ -138,3 +138,12 @@ def test_only_grading_versions_are_graded_against(course):
         autograde(course["grading"] / "s01", sub, notebooks=["homework9"])
     with pytest.raises(FileNotFoundError):
         autograde(course["grading"] / "s01", course["tmp"] / "nowhere")
+
+
+def test_an_unreadable_submission_scores_zero(course):
+    (course["submitted"] / "s01" / NAME).mkdir(parents=True)
+    (course["submitted"] / "s01" / NAME / TEACHER.name).write_text("{ not json")
+    rows, problems = autograde(course["grading"], course["submitted"], students=["s01"])
+    total = totals(rows)[("s01", NAME)]
+    assert total[:2] == (0.0, 3.0) and total[2].startswith("not a readable notebook: ")
+    assert any(p.endswith("; scored zero") and "s01" in p for p in problems)

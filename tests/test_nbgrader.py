@@ -65,7 +65,7 @@ def course(tmp_path_factory):
             target.mkdir(parents=True)
             shutil.copy(notebook, target / path.name)
         nbgrader(course, "autograde", name, "--create", "--force")
-    return {"course": course, "ours": ours}
+    return {"course": course, "ours": ours, "grading": grading}
 
 
 @pytest.mark.parametrize("path", HOMEWORK, ids=IDS)
@@ -92,6 +92,23 @@ def grades(course, name):
                 if g.cell.cell_type == "code"
             )
     return found
+
+
+def test_autograde_command_agrees_with_nbgrader(course, tmp_path):
+    """``python -m lincls.homework autograde`` on the course's grading versions gives the
+    scores of ``nbgrader autograde`` (the course variant: one nbgrader course)."""
+    names = ["homework4", "homework7"]  # the quickest two
+    rows, problems = hw.autograde(course["grading"], course["course"] / "submitted",
+                                  notebooks=names, out=tmp_path / "grades.csv")
+    assert problems == []
+    for name in names:
+        theirs = grades(course["course"], name)
+        for student, cells in theirs.items():
+            ours = {r["cell"]: (r["score"], r["max_score"]) for r in rows
+                    if r["student"] == student and r["notebook"] == name}
+            assert {n: ours[n] for n, _, _ in cells} == {
+                n: (float(s), float(m)) for n, s, m in cells}, (name, student)
+            assert ours["total"] == (sum(s for _, s, _ in cells), sum(m for _, _, m in cells))
 
 
 @pytest.mark.parametrize("path", HOMEWORK, ids=IDS)
@@ -132,8 +149,9 @@ def per_student(tmp_path_factory):
     solution in code carries over to every variant; numbers copied from another variant
     do not. s01 submits the teacher's solution with its Hebb errors written in as
     numbers, those of s01's variant (what copying a classmate's results gives); s02
-    submits that very file; s03 the teacher's solution; s04 the unanswered notebook;
-    s05 a notebook whose metadata nbgrader chokes on (points "lots")."""
+    submits that very file; s03 the teacher's solution; s04 the unanswered notebook,
+    with its last test cell deleted; s05 a notebook whose metadata nbgrader chokes on
+    (points "lots")."""
     tmp = tmp_path_factory.mktemp("per-student")
     roster = tmp / "roster.csv"
     roster.write_text("id,name\n" + "".join(f"{sid},Student {sid}\n" for sid in ROSTER))
@@ -147,10 +165,13 @@ def per_student(tmp_path_factory):
     copied = with_answers(mine["s01"], teacher)
     cell = next(c for c in copied.cells if c.metadata.nbgrader.get("grade_id") == "ex2-code")
     cell.source = f"hebb_errors = {literal(values['hw4.hebb_errors'])}"
+    blank = copy.deepcopy(mine["s04"])
+    blank.cells = [c for c in blank.cells if c.metadata.get("nbgrader", {}).get("grade_id")
+                   != "ex3b-tests"]
     broken = copy.deepcopy(mine["s05"])
     next(c for c in broken.cells if hw.is_grade_cell(c)).metadata.nbgrader["points"] = "lots"
     submissions = {"s01": copied, "s02": copied, "s03": with_answers(mine["s03"], teacher),
-                   "s04": mine["s04"], "s05": broken}
+                   "s04": blank, "s05": broken}
     for sid, nb in submissions.items():
         (tmp / "submitted" / sid / FAST.stem).mkdir(parents=True)
         nbformat.write(nb, tmp / "submitted" / sid / FAST.stem / FAST.name)
@@ -200,10 +221,11 @@ def test_per_student_the_method_carries_over(per_student):
 
 def test_per_student_unanswered_scores_zero(per_student):
     blank = per_cell(per_student["rows"], "s04")
-    assert autograded(blank) and all(
+    assert len(autograded(blank)) == 4 and all(
         score == 0 for score, _, _ in autograded(blank).values()), blank
+    assert blank["ex3b-tests"] == (0.0, 2.0, "test cell missing from the submission")
     assert blank["ex4-answer"] == (0.0, 3.0, "unanswered")
-    assert blank["total"][0] == 0
+    assert blank["total"] == (0.0, 12.0, "")
 
 
 def test_per_student_grades_file_holds_scores_only(per_student):
@@ -211,7 +233,7 @@ def test_per_student_grades_file_holds_scores_only(per_student):
     assert sorted({r["student"] for r in rows}) == list(ROSTER)
     assert {r["note"] for r in rows} == {
         "", "graded by hand", "unanswered", "autograded cells only; 3 more points graded by hand",
-        "not graded: nbgrader failed (see its messages)"}
+        "test cell missing from the submission", "not graded: nbgrader failed (see its messages)"}
     assert SECRET not in per_student["text"]
 
 
