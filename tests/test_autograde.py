@@ -147,3 +147,50 @@ def test_an_unreadable_submission_scores_zero(course):
     total = totals(rows)[("s01", NAME)]
     assert total[:2] == (0.0, 3.0) and total[2].startswith("not a readable notebook: ")
     assert any(p.endswith("; scored zero") and "s01" in p for p in problems)
+
+
+def test_a_course_whose_grades_cannot_be_read_costs_only_its_students(course, monkeypatch):
+    """The rows of every course but a broken one (here: its gradebook is no database),
+    in roster order, as the nbgrader child process reports each course done."""
+    import importlib
+    import sqlite3
+
+    ag = importlib.import_module("lincls.homework.autograde")  # the module, not the function
+
+    for sid in ("s01", "s02"):
+        target = course["submitted"] / sid / NAME / TEACHER.name
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy(course["student"] / TEACHER.name, target)
+    done = []
+
+    def child(root, jobs, timeout, log):  # nbgrader's work, already done
+        for k, todo in jobs:
+            assert (Path(root) / str(k) / "source" / NAME / TEACHER.name).exists()
+            assert list(todo) == [NAME]
+            done.append(todo[NAME])
+            yield k
+
+    def scores(course_dir, name, sids):
+        if sids == ["s02"]:
+            raise sqlite3.DatabaseError("file is not a database")
+        return {sid: {"test_perceptron_step": 2.0, "test_train": 0.0, "why": None,
+                      "which_theorem": 0.0} for sid in sids}
+
+    monkeypatch.setattr(ag, "_run_nbgrader_child", child)
+    monkeypatch.setattr(ag, "_read_scores", scores)
+    rows, problems = autograde(course["grading"], course["submitted"], students=["s02", "s01"])
+    assert done == [["s02"], ["s01"]]
+    assert [(r["student"], r["cell"], r["score"], r["note"]) for r in rows] == [
+        ("s02", "test_perceptron_step", None, ag.NOT_GRADED),
+        ("s02", "test_train", None, ag.NOT_GRADED),
+        ("s02", "why", None, ag.NOT_GRADED),
+        ("s02", "which_theorem", None, ag.NOT_GRADED),
+        ("s02", "total", None, ag.NOT_GRADED),
+        ("s01", "test_perceptron_step", 2.0, ""),
+        ("s01", "test_train", 0.0, ""),
+        ("s01", "why", None, "graded by hand"),
+        ("s01", "which_theorem", 0.0, "unanswered"),
+        ("s01", "total", 2.0, "autograded cells only; 1 more points graded by hand"),
+    ]
+    assert problems[-1] == ("the grades of s02 could not be read from nbgrader's gradebook: "
+                            "DatabaseError: file is not a database")

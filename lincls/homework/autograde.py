@@ -47,6 +47,7 @@ COLUMNS = ("student", "notebook", "cell", "score", "max_score", "note")
 TIMEOUT = 900
 NO_SUBMISSION = "no submission"
 BY_HAND = "graded by hand"
+NOT_GRADED = "not graded: nbgrader failed (see its messages)"
 
 
 def autograde(grading, submitted, students=None, notebooks=None, out=None,
@@ -164,7 +165,11 @@ def _emit(plans, notebooks, finished, tmp, log, problems, rows, writer, echo):
             for done in finished:  # the child grades the courses in this order
                 if done == k:
                     break
-            _collect(tmp / str(k), version, todo, graded, log, problems)
+            try:
+                _collect(tmp / str(k), version, todo, graded, log, problems)
+            except Exception as exc:  # e.g. a gradebook a submission broke: its own
+                problems.append(f"the grades of {', '.join(members)} could not be read "
+                                f"from nbgrader's gradebook: {type(exc).__name__}: {exc}")
         for sid in members:
             for name in notebooks:
                 if name in version:
@@ -314,7 +319,7 @@ def _plan(version, members, notebooks, found, problems):
                 graded[sid, name] = cells, ({}, wrong)
                 problems.append(f"{path}: {wrong}; scored zero")
             else:
-                graded[sid, name] = cells, (None, "not graded")  # until nbgrader has
+                graded[sid, name] = cells, (None, NOT_GRADED)  # until nbgrader has
                 todo.setdefault(name, []).append((sid, path))
     return graded, todo
 
@@ -354,8 +359,7 @@ def _collect(course, version, todo, graded, log, problems):
                             f"(grading version {version[name]}):\n{why}")
         for sid in sids:
             cells = graded[sid, name][0]
-            graded[sid, name] = cells, ((None, "not graded: nbgrader failed (see its "
-                                               "messages)") if scores[sid] is None
+            graded[sid, name] = cells, ((None, NOT_GRADED) if scores[sid] is None
                                         else (scores[sid], None))
 
 
