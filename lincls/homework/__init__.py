@@ -14,6 +14,8 @@ unchanged, and this subpackage turns them into *student* versions without nbgrad
   against a slow salted hash of the whole answer, and what inverting it costs;
 * :mod:`.variants` makes a course's (or each student's) variant from a secret
   (``release --seed SECRET [--students roster.csv]``);
+* :mod:`.autograde` grades the submissions with nbgrader, each against its own
+  student's grading version, into one CSV file (``python -m lincls.homework autograde``);
 * :mod:`.site` builds the student edition of the website (``make student-book``);
 * :mod:`.table` makes the teachers' table (the Sphinx directive is in
   :mod:`lincls.sphinxext`);
@@ -24,6 +26,7 @@ inside the functions that need them (install them with ``pip install lincls[teac
 """
 
 from .answers import ANSWERS, RECORD_ENV, brute_force_cost, check, record_answer
+from .autograde import autograde
 from .cli import main
 from .grading import expected
 from .notebook import (
@@ -69,6 +72,7 @@ __all__ = [
     "PARAMETERS_TAG",
     "HomeworkError",
     "MalformedHomework",
+    "autograde",
     "binder_url",
     "brute_force_cost",
     "build_student_site",

@@ -16,6 +16,7 @@ import sys
 from pathlib import Path
 
 from . import answers
+from .autograde import TIMEOUT
 from .notebook import HomeworkError, MalformedHomework, _notebooks, describe, validate
 from .release import rehearse, release
 from .site import StudentSiteError, build_student_site
@@ -46,6 +47,22 @@ def cmd_release(args):
                         students=students):
         print(f"wrote {path}")
     return 0
+
+
+def cmd_autograde(args):
+    from .autograde import autograde
+    from .variants import read_roster
+
+    students = read_roster(args.students) if args.students else None
+    rows, problems = autograde(args.grading, args.submitted, students=students,
+                               notebooks=args.notebooks, out=args.out,
+                               timeout=args.timeout, echo=print)
+    for problem in problems:
+        print(problem, file=sys.stderr)
+    if rows:
+        print(f"wrote {args.out}")
+    # exit status 1 when a submission could not be graded (a zero is a grade)
+    return 1 if not rows or any(r["score"] is None for r in rows if r["cell"] == "total") else 0
 
 
 def cmd_validate(args):
@@ -135,6 +152,20 @@ def _parser():
     p.add_argument("--students", default=None, metavar="ROSTER.CSV",
                    help="with --seed: one variant per student id (column 'id' of the CSV)")
     p.set_defaults(run=cmd_release)
+    p = sub.add_parser("autograde",
+                       help="grade submissions with nbgrader, each against its own variant")
+    p.add_argument("grading", help="the grading versions of the release (release --grading)")
+    p.add_argument("submitted", help="the submissions, as SUBMITTED/ID/NAME/NAME.ipynb")
+    p.add_argument("--students", default=None, metavar="ROSTER.CSV",
+                   help="everyone to grade (column 'id'); a missing submission scores zero "
+                        "(default: the students of the release, or of SUBMITTED)")
+    p.add_argument("--notebooks", nargs="+", default=None, metavar="NAME",
+                   help="the notebooks to grade (default: those someone submitted)")
+    p.add_argument("--out", default="grades.csv",
+                   help="the CSV file of scores per student, notebook and graded cell")
+    p.add_argument("--timeout", type=int, default=TIMEOUT, metavar="SECONDS",
+                   help=f"seconds a cell may run (nbgrader's Execute.timeout; {TIMEOUT})")
+    p.set_defaults(run=cmd_autograde)
     p = sub.add_parser("validate", help="validate notebooks without writing anything")
     p.add_argument("src", nargs="+")
     p.set_defaults(run=cmd_validate)

@@ -1,0 +1,529 @@
+"""Grading each submission against its own variant, with nbgrader: ``autograde``.
+
+Defined in chapter "For teachers" (``book/teachers.md``).
+
+nbgrader grades an assignment against one source notebook. ``release --seed SECRET
+--students roster.csv --grading grading`` gives every student a variant of their own, in
+``grading/ID/NAME.ipynb``, so :func:`autograde` makes one temporary nbgrader course per
+grading version: its ``source/NAME/`` holds that version (and the variant's self-check
+registry), its ``submitted/ID/NAME/`` the submissions graded against it. In each course
+nbgrader's own ``generate_assignment`` and ``autograde`` run as they would in the
+teacher's, with the per-cell time limit ``Execute.timeout``, through nbgrader's Python
+API in one child process for all the courses (its imports are paid once; its log and
+its kernels' output stay out of the caller's); the scores are read from each course's
+gradebook, and the courses are deleted. A course variant (``release --seed`` without
+``--students``, or no seed) is one grading version for everybody: one course.
+
+Only the notebook of a submission is copied into the course, never the other files of
+the student's folder: the variant's own registry comes from the grading folder, as
+nbgrader's autograde would overwrite it anyway. Nothing of a grading version leaves the
+temporary course: the grades are one row of scores per student, notebook and graded
+cell, with notes in words of our own. nbgrader's messages, which can quote hidden
+tests, only reach the teacher's list of problems, when nbgrader fails.
+
+Every student and notebook is graded on its own: a missing submission, a student not
+in the roster, a stray file or the wrong notebook is a note (and a zero when it is the
+submission that is missing or wrong), and an nbgrader failure loses only the grades it
+concerns. With ``out``, rows are written as each course finishes.
+"""
+
+from __future__ import annotations
+
+import collections
+import contextlib
+import csv
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+#: Columns of the grades file, one row per student, notebook and graded cell, and a
+#: row ``total`` (the autograded cells) per student and notebook.
+COLUMNS = ("student", "notebook", "cell", "score", "max_score", "note")
+#: Seconds a cell may run before nbgrader stops it (nbgrader's own default is 30).
+TIMEOUT = 900
+NO_SUBMISSION = "no submission"
+BY_HAND = "graded by hand"
+NOT_GRADED = "not graded: nbgrader failed (see its messages)"
+
+
+def autograde(grading, submitted, students=None, notebooks=None, out=None,
+              timeout=TIMEOUT, echo=None):
+    """Grade every submission with nbgrader against its student's grading version.
+
+    Parameters
+    ----------
+    grading : path-like
+        The grading versions a release wrote (``release --grading``): either
+        ``NAME.ipynb`` files, one version for the whole course, or one folder per
+        student, ``ID/NAME.ipynb`` (``release --students``).
+    submitted : path-like
+        The submissions in nbgrader's layout, ``ID/NAME/NAME.ipynb`` (what ``nbgrader
+        collect`` writes).
+    students : list of str, optional
+        The roster: every student in it gets a row per notebook, a zero where nothing
+        was submitted. By default the students of the grading folders (one variant per
+        student) or the folders of ``submitted`` (a course variant).
+    notebooks : list of str, optional
+        The notebooks to grade (names without ``.ipynb``). By default those that at
+        least one student submitted.
+    out : path-like, optional
+        A CSV file of the rows (columns :data:`COLUMNS`), written as grading proceeds.
+    timeout : int
+        Seconds each cell may run (nbgrader's ``Execute.timeout``).
+    echo : callable, optional
+        Called with one line per student and notebook graded (progress).
+
+    Returns
+    -------
+    rows : list of dict
+        One per student, notebook and graded cell, then one ``total`` row (the sum over
+        the autograded cells; the cells graded by hand have no score, unless nbgrader
+        gave an unanswered one zero), keys :data:`COLUMNS`. A score is ``None`` when
+        the submission could not be graded, and the note says why.
+    problems : list of str
+        What was ignored or failed (stray files, students not in the roster, nbgrader
+        errors), one line each.
+
+    Examples
+    --------
+    A grading version and a roster, but nothing submitted yet (nbgrader is not needed
+    to give zeros):
+
+    >>> import tempfile, nbformat
+    >>> from nbformat.v4 import new_code_cell, new_notebook
+    >>> tmp = Path(tempfile.mkdtemp())
+    >>> def meta(grade_id, **kw):
+    ...     return {"nbgrader": {"grade_id": grade_id, "grade": False, "solution": False,
+    ...                          "locked": False, "schema_version": 3, **kw}}
+    >>> nb = new_notebook(cells=[
+    ...     new_code_cell("### BEGIN SOLUTION\\nx = 1\\n### END SOLUTION",
+    ...                   metadata=meta("q1", solution=True)),
+    ...     new_code_cell("assert x == 1", metadata=meta("q1-test", grade=True, points=2,
+    ...                                                   locked=True))])
+    >>> (tmp / "grading" / "s01").mkdir(parents=True)
+    >>> nbformat.write(nb, tmp / "grading" / "s01" / "hw1.ipynb")
+    >>> (tmp / "submitted").mkdir()
+    >>> rows, problems = autograde(tmp / "grading", tmp / "submitted", notebooks=["hw1"])
+    >>> [(r["student"], r["cell"], r["score"], r["max_score"], r["note"]) for r in rows]
+    [('s01', 'q1-test', 0.0, 2.0, 'no submission'), ('s01', 'total', 0.0, 2.0, 'no submission')]
+    """
+    versions = _grading_versions(grading)
+    submitted = Path(submitted)
+    if not submitted.is_dir():
+        raise FileNotFoundError(f"{submitted}: no such directory (the submissions, "
+                                "in nbgrader's layout ID/NAME/NAME.ipynb)")
+    per_student = None not in versions
+    if students is None:
+        students = sorted(versions) if per_student else sorted(
+            d.name for d in submitted.iterdir() if d.is_dir() and not d.name.startswith("."))
+    students = list(dict.fromkeys(students))
+    released = sorted({name for names in versions.values() for name in names})
+    found, problems = _find_submissions(submitted, students, released)
+    if notebooks is None:
+        notebooks = sorted({name for (_, name) in found})
+        if not notebooks:
+            problems.append(f"{submitted}: no submission of any notebook of {grading}")
+    else:
+        notebooks = [Path(n).stem for n in notebooks]
+        unknown = [n for n in notebooks if n not in released]
+        if unknown:
+            raise ValueError(f"{grading} has no grading version of {', '.join(unknown)} "
+                             f"(it has {', '.join(released)})")
+
+    # one course per grading version: each student alone, or everybody together
+    groups = ([(sid, [sid]) for sid in students] if per_student
+              else [(None, students)])
+    plans = []
+    for key, members in groups:
+        version = versions.get(key, {})
+        plans.append((members, version, Path(grading) / (key or ""),
+                      *_plan(version, members, notebooks, found, problems)))
+    rows = []
+    writer = _Writer(out)
+    try:
+        with tempfile.TemporaryDirectory(prefix="lincls-autograde-") as tmp:
+            jobs = [(k, _course(Path(tmp) / str(k), version, todo))
+                    for k, (_, version, _, _, todo) in enumerate(plans) if todo]
+            log = collections.deque(maxlen=20)
+            finished = _run_nbgrader_child(tmp, jobs, timeout, log)
+            with contextlib.closing(finished):  # the child ends before tmp goes
+                _emit(plans, notebooks, finished, Path(tmp), log, problems, rows, writer,
+                      echo)
+    finally:
+        writer.close()
+    return rows, problems
+
+
+def _emit(plans, notebooks, finished, tmp, log, problems, rows, writer, echo):
+    """The rows of every student, in roster order, as the child finishes each course."""
+    for k, (members, version, where, graded, todo) in enumerate(plans):
+        if todo:
+            for done in finished:  # the child grades the courses in this order
+                if done == k:
+                    break
+            try:
+                _collect(tmp / str(k), version, todo, graded, log, problems)
+            except Exception as exc:  # e.g. a gradebook a submission broke: its own
+                problems.append(f"the grades of {', '.join(members)} could not be read "
+                                f"from nbgrader's gradebook: {type(exc).__name__}: {exc}")
+        for sid in members:
+            for name in notebooks:
+                if name in version:
+                    cells, outcome = graded[sid, name]
+                    new = _rows(sid, name, cells, *outcome)
+                else:
+                    new = _rows(sid, name, None, None, f"not graded: {where} has no "
+                                f"grading version of {name} for this student")
+                rows += new
+                writer.write(new)
+                if echo is not None:
+                    echo(_summary(new[-1]))
+
+
+# ---------------------------------------------------------------------------------
+# What there is to grade
+# ---------------------------------------------------------------------------------
+def _grading_versions(grading):
+    """``{student id or None: {name: path}}`` of the grading versions in ``grading``."""
+    from .notebook import HomeworkError, MalformedHomework, _read
+
+    grading = Path(grading)
+    if not grading.is_dir():
+        raise FileNotFoundError(f"{grading}: no such directory (the --grading folder of "
+                                "a release)")
+    course = {p.stem: p for p in sorted(grading.glob("*.ipynb"))}
+    own = {d.name: {p.stem: p for p in sorted(d.glob("*.ipynb"))}
+           for d in sorted(grading.iterdir()) if d.is_dir() and not d.name.startswith(".")}
+    own = {sid: names for sid, names in own.items() if names}
+    if course and own:
+        raise ValueError(f"{grading}: holds both grading versions (NAME.ipynb) and student "
+                         f"folders ({', '.join(own)}); grade one release at a time")
+    if not course and not own:
+        raise ValueError(f"{grading}: no grading version (NAME.ipynb or ID/NAME.ipynb); "
+                         "write them with release --grading")
+    versions = own or {None: course}
+    errors = []
+    for names in versions.values():
+        for path in names.values():
+            try:
+                _check_grading_version(_read(path), path)
+            except HomeworkError as exc:
+                errors.append(exc)
+    if errors:
+        raise MalformedHomework(errors)
+    return versions
+
+
+def _check_grading_version(nb, path):
+    """A grading version holds the solutions, and literals where a teacher notebook
+    calls ``expected``: refuse a student version or a teacher notebook."""
+    from .grading import _expected_calls
+    from .notebook import BEGIN_SOLUTION, HomeworkError, hidden_sources
+
+    if not _grade_cells(nb):
+        raise HomeworkError(path, "has no graded cell (nbgrader metadata 'grade')")
+    if not any(BEGIN_SOLUTION in cell.source for cell in nb.cells):
+        raise HomeworkError(path, "is a student version (no solution in it); grade against "
+                                  "the grading versions that release --grading writes")
+    if any(_expected_calls(text) for text in hidden_sources(nb).values()):
+        raise HomeworkError(path, "is a teacher notebook (its hidden tests call expected); "
+                                  "grade against the grading versions that release "
+                                  "--grading writes")
+
+
+def _find_submissions(submitted, students, released):
+    """``({(student, name): path}, problems)``: the notebooks at ``ID/NAME/NAME.ipynb``
+    of the students in the roster; everything else is reported and ignored."""
+    found, problems = {}, []
+    roster = set(students)
+    for entry in sorted(submitted.iterdir()):
+        if entry.name.startswith("."):
+            continue
+        if not entry.is_dir():
+            problems.append(f"{entry}: a stray file, ignored (submissions go in "
+                            f"{submitted}/ID/NAME/NAME.ipynb)")
+            continue
+        if entry.name not in roster:
+            problems.append(f"{entry}: {entry.name} is not in the roster, not graded")
+            continue
+        for path in sorted(entry.rglob("*.ipynb")):
+            rel = path.relative_to(entry)
+            if any(part.startswith(".") for part in rel.parts):
+                continue  # .ipynb_checkpoints and the like
+            if len(rel.parts) == 2 and rel.parts[0] == path.stem and path.stem in released:
+                found[entry.name, path.stem] = path
+            else:
+                problems.append(f"{path}: not a notebook of the release at its place "
+                                f"({entry.name}/NAME/NAME.ipynb), ignored")
+    return found, problems
+
+
+def _grade_cells(nb):
+    """``[(grade id, points, autograded)]`` of the graded cells, in notebook order:
+    the test cells are autograded, answer cells with points are graded by hand."""
+    from .notebook import is_grade_cell, is_solution_cell
+
+    return [(cell.metadata["nbgrader"]["grade_id"],
+             float(cell.metadata["nbgrader"].get("points", 0)),
+             cell.cell_type == "code" and not is_solution_cell(cell))
+            for cell in nb.cells if is_grade_cell(cell)]
+
+
+def _answer_ids(nb):
+    from .notebook import is_grade_cell, is_solution_cell
+
+    return {cell.metadata["nbgrader"].get("grade_id") for cell in nb.cells
+            if is_solution_cell(cell) or is_grade_cell(cell)}
+
+
+def _read_submission(path, grading_nb, name):
+    """``None`` when nbgrader can grade the submission, else why it gets a zero."""
+    from .notebook import HomeworkError, _read
+
+    try:
+        nb = _read(path)
+    except HomeworkError as exc:
+        return f"not a readable notebook: {exc.message}"
+    if not _answer_ids(nb) & _answer_ids(grading_nb):
+        return f"not {name}: none of its answer or test cells (their nbgrader ids)"
+    return None
+
+
+# ---------------------------------------------------------------------------------
+# Grading with nbgrader
+# ---------------------------------------------------------------------------------
+def _plan(version, members, notebooks, found, problems):
+    """``(graded, todo)`` for the students sharing one grading version ``version``
+    (``{name: path}``): ``graded[student, name]`` is ``(cells, (scores, note))`` (see
+    :func:`_rows`), final for a missing or wrong submission; ``todo[name]`` lists the
+    ``(student, path)`` that nbgrader is to grade."""
+    from .notebook import _read
+
+    graded, todo = {}, {}
+    for name in notebooks:
+        if name not in version:
+            continue
+        grading_nb = _read(version[name])
+        cells = _grade_cells(grading_nb)
+        for sid in members:
+            path = found.get((sid, name))
+            if path is None:
+                graded[sid, name] = cells, ({}, NO_SUBMISSION)
+                continue
+            wrong = _read_submission(path, grading_nb, name)
+            if wrong:
+                graded[sid, name] = cells, ({}, wrong)
+                problems.append(f"{path}: {wrong}; scored zero")
+            else:
+                graded[sid, name] = cells, (None, NOT_GRADED)  # until nbgrader has
+                todo.setdefault(name, []).append((sid, path))
+    return graded, todo
+
+
+def _course(course, version, todo):
+    """Lay out an nbgrader course: the grading versions in ``source/NAME/`` (with the
+    variant's registry), the submissions in ``submitted/ID/NAME/``. Returns the
+    course's work, ``{name: [student, ...]}``."""
+    for name, subs in todo.items():
+        source = course / "source" / name
+        source.mkdir(parents=True)
+        shutil.copy(version[name], source / f"{name}.ipynb")
+        for extra in version[name].parent.iterdir():  # the variant's registry
+            if extra.is_file() and extra.suffix != ".ipynb":
+                shutil.copy(extra, source / extra.name)
+        for sid, path in subs:
+            target = course / "submitted" / sid / name
+            target.mkdir(parents=True)
+            shutil.copy(path, target / f"{name}.ipynb")
+    return {name: [sid for sid, _ in subs] for name, subs in todo.items()}
+
+
+def _collect(course, version, todo, graded, log, problems):
+    """Read the scores of one course into ``graded``; report what nbgrader failed."""
+    found = course / RESULTS
+    results = json.loads(found.read_text(encoding="utf-8")) if found.exists() else {}
+    for name, subs in todo.items():
+        sids = [sid for sid, _ in subs]
+        scores = _read_scores(course, name, sids)
+        failed = [sid for sid in sids if scores[sid] is None]
+        if failed:
+            steps = results.get(name, {})
+            why = steps.get("generate_assignment") or "".join(
+                steps.get("autograde", {}).get(sid) or "" for sid in failed) or _tail(
+                "\n".join(log))
+            problems.append(f"nbgrader could not grade {name} of {', '.join(failed)} "
+                            f"(grading version {version[name]}):\n{why}")
+        for sid in sids:
+            cells = graded[sid, name][0]
+            graded[sid, name] = cells, ((None, NOT_GRADED) if scores[sid] is None
+                                        else (scores[sid], None))
+
+
+def _require_nbgrader():
+    import importlib.util
+
+    if importlib.util.find_spec("nbgrader") is None:
+        raise ValueError("autograde needs nbgrader in this environment "
+                         "(requirements-dev.txt pins nbgrader==0.9.6)")
+
+
+#: What the child process prints when it has graded a course, and the file in which it
+#: leaves what failed there.
+DONE = "lincls-autograde: done"
+RESULTS = "lincls-autograde.json"
+
+
+def _run_nbgrader_child(root, jobs, timeout, log):
+    """Run :func:`_run_nbgrader` for ``jobs`` in one child process, its log and its
+    kernels' kept out of ours (nbgrader's imports are paid once). Yields the index of
+    each course as the child finishes it; ``log`` keeps the tail of its other output."""
+    if not jobs:
+        return
+    _require_nbgrader()
+    # nbgrader's database migrations call alembic, installed beside this interpreter
+    bin_dir = str(Path(sys.executable).parent)
+    env = dict(os.environ, PATH=f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}")
+    code = ("import sys; from lincls.homework.autograde import _run_nbgrader; "
+            "_run_nbgrader(*sys.argv[1:])")
+    child = subprocess.Popen(
+        [sys.executable, "-c", code, str(root), json.dumps(jobs), str(int(timeout))],
+        cwd=root, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    try:
+        for line in child.stdout:
+            if line.startswith(DONE):
+                yield int(line.split()[-1])
+            else:
+                log.append(line.rstrip())
+    finally:
+        if child.poll() is None:
+            child.kill()
+        child.stdout.close()
+        child.wait()
+
+
+def _tail(text, lines=20):
+    return "\n".join("    " + line for line in text.strip().splitlines()[-lines:])
+
+
+def _run_nbgrader(root, jobs, timeout):
+    """In the child process: for each course of ``jobs`` (JSON ``[[index, {name:
+    [student, ...]}], ...]``, the course in ``root/index``), nbgrader's
+    ``generate_assignment`` of each notebook and its ``autograde`` of each student,
+    through nbgrader's Python API. Leaves ``{name: {"generate_assignment": log or None,
+    "autograde": {student: log or None}}}`` (None where the step succeeded) in the
+    course's :data:`RESULTS`, then prints :data:`DONE` and the index."""
+    from nbgrader.api import Gradebook
+    from nbgrader.apps import NbGraderAPI
+    from traitlets.config import Config
+
+    def failure(result):
+        return None if result["success"] else _tail(
+            result.get("log", "") + "\n" + result.get("error", ""))
+
+    # an empty gradebook, made once (nbgrader asks alembic for its schema version)
+    empty = Path(root) / "gradebook.db"
+    with Gradebook(f"sqlite:///{empty}"):
+        pass
+    for index, todo in json.loads(jobs):
+        course = Path(root) / str(index)
+        shutil.copy(empty, course / "gradebook.db")
+        config = Config()
+        config.CourseDirectory.root = str(course)
+        config.Execute.timeout = int(timeout)
+        api = NbGraderAPI(config=config)
+        results = {}
+        for name, sids in todo.items():
+            made = failure(api.generate_assignment(name, force=True, create=True))
+            results[name] = {"generate_assignment": made, "autograde": {
+                sid: failure(api.autograde(name, sid, force=True, create=True))
+                for sid in ([] if made else sids)}}
+        (course / RESULTS).write_text(json.dumps(results), encoding="utf-8")
+        print(DONE, index, flush=True)
+
+
+def _read_scores(course, name, sids):
+    """``{student: {grade id: auto score} or None}`` from the course's gradebook: None
+    where nbgrader wrote no autograded notebook (it deletes a failed one)."""
+    from nbgrader.api import Gradebook, MissingEntry
+
+    scores = dict.fromkeys(sids)
+    if not (course / "gradebook.db").exists():
+        return scores
+    with Gradebook(f"sqlite:///{course / 'gradebook.db'}") as gb:
+        for sid in sids:
+            if not (course / "autograded" / sid / name / f"{name}.ipynb").exists():
+                continue
+            try:
+                nb = gb.find_submission_notebook(name, name, sid)
+            except MissingEntry:
+                continue
+            scores[sid] = {g.name: g.auto_score for g in nb.grades}
+    return scores
+
+
+# ---------------------------------------------------------------------------------
+# Rows
+# ---------------------------------------------------------------------------------
+def _rows(sid, name, cells, scores, note):
+    """The rows of one student and notebook. ``scores`` is ``{grade id: auto score}``
+    from nbgrader, ``{}`` for a zero (``note`` says why), None if not graded."""
+    rows, total, top, by_hand = [], 0.0, 0.0, 0.0
+    for grade_id, points, auto in cells or []:
+        cell_note = note
+        if scores is None or not scores:
+            score = None if scores is None else 0.0
+        elif auto:
+            score = scores.get(grade_id)
+            if score is None:  # a test cell deleted from the submission
+                score, cell_note = 0.0, "test cell missing from the submission"
+        else:
+            score = scores.get(grade_id)  # nbgrader gives an unanswered one zero
+            cell_note = BY_HAND if score is None else "unanswered"
+            by_hand += points if score is None else 0.0
+        if auto:
+            top += points
+            total += score or 0.0
+        rows.append(_row(sid, name, grade_id, score, points, cell_note))
+    if by_hand:
+        note = f"autograded cells only; {by_hand:g} more points graded by hand"
+    rows.append(_row(sid, name, "total", None if scores is None else total,
+                     None if cells is None else top, note))
+    return rows
+
+
+def _row(sid, name, cell, score, max_score, note):
+    return dict(zip(COLUMNS, (sid, name, cell, None if score is None else float(score),
+                              max_score, note or ""), strict=True))
+
+
+def _summary(total):
+    if total["score"] is None:
+        return f"{total['student']} {total['notebook']}: {total['note']}"
+    note = f" ({total['note']})" if total["note"] else ""
+    return (f"{total['student']} {total['notebook']}: "
+            f"{total['score']:g} / {total['max_score']:g}{note}")
+
+
+class _Writer:
+    """The CSV file of the rows, flushed as each student's rows arrive."""
+
+    def __init__(self, out):
+        self.file = None
+        if out is not None:
+            Path(out).parent.mkdir(parents=True, exist_ok=True)
+            self.file = open(out, "w", newline="", encoding="utf-8")
+            self.csv = csv.DictWriter(self.file, fieldnames=COLUMNS)
+            self.csv.writeheader()
+
+    def write(self, rows):
+        if self.file is not None:
+            self.csv.writerows(rows)
+            self.file.flush()
+
+    def close(self):
+        if self.file is not None:
+            self.file.close()

@@ -1,0 +1,196 @@
+"""``python -m lincls.homework autograde`` on what it must not grade (fast: none of these
+cases runs nbgrader; ``tests/test_nbgrader.py`` grades real submissions).
+
+A missing submission scores zero, a student not in the roster and a stray file are
+reported and skipped, the wrong notebook scores zero, a student without a grading
+version is reported as not graded; and a folder that is not a grading version is refused
+before anything is graded.
+"""
+
+import csv
+import shutil
+from pathlib import Path
+
+import nbformat
+import pytest
+
+from lincls import homework as hw
+from lincls.homework.autograde import COLUMNS, autograde
+
+TEACHER = Path(__file__).parent / "fixtures" / "homework" / "teacher" / "fixture1.ipynb"
+
+NAME = TEACHER.stem  # fixture1: tests worth 2 + 1 points, written answers 1 + 1
+
+
+@pytest.fixture
+def course(tmp_path):
+    """Grading versions for s01 and s02 (the fixture's teacher notebook), and a folder
+    of submissions holding everything but a gradable submission."""
+    grading, student = tmp_path / "grading", tmp_path / "student"
+    hw.release(TEACHER, student, grading=grading)
+    for sid in ("s01", "s02"):
+        (grading / sid).mkdir()
+        shutil.copy(grading / TEACHER.name, grading / sid / TEACHER.name)
+    (grading / TEACHER.name).unlink()
+    sub = tmp_path / "submitted"
+    # s01 submitted nothing; s02 another notebook under the right name
+    (sub / "s02" / NAME).mkdir(parents=True)
+    other = nbformat.read(student / TEACHER.name, 4)
+    for cell in other.cells:
+        if "nbgrader" in cell.metadata:
+            cell.metadata.nbgrader["grade_id"] = "other-" + cell.metadata.nbgrader["grade_id"]
+    nbformat.write(other, sub / "s02" / NAME / TEACHER.name)
+    # s02 also left a copy at the wrong place; s03 is no student of the release
+    shutil.copy(student / TEACHER.name, sub / "s02" / TEACHER.name)
+    (sub / "s03" / NAME).mkdir(parents=True)
+    shutil.copy(student / TEACHER.name, sub / "s03" / NAME / TEACHER.name)
+    (sub / "grades-old.csv").write_text("a stray file\n")
+    (sub / "s02" / ".ipynb_checkpoints").mkdir()
+    shutil.copy(student / TEACHER.name, sub / "s02" / ".ipynb_checkpoints" / "x.ipynb")
+    return {"grading": grading, "submitted": sub, "student": student, "tmp": tmp_path}
+
+
+def totals(rows):
+    return {(r["student"], r["notebook"]): (r["score"], r["max_score"], r["note"])
+            for r in rows if r["cell"] == "total"}
+
+
+def test_missing_wrong_unknown_and_stray_are_zeros_or_notes(course):
+    rows, problems = autograde(course["grading"], course["submitted"], notebooks=[NAME])
+    assert totals(rows) == {
+        ("s01", NAME): (0.0, 3.0, "no submission"),
+        ("s02", NAME): (0.0, 3.0, f"not {NAME}: none of its answer or test cells "
+                                  "(their nbgrader ids)"),
+    }
+    # every graded cell of the grading version has its row, written answers too
+    assert [r["cell"] for r in rows if r["student"] == "s01"] == [
+        "test_perceptron_step", "test_train", "why", "which_theorem", "total"]
+    assert all(r["score"] == 0.0 for r in rows)
+    sub = course["submitted"]
+    assert problems == [
+        f"{sub / 'grades-old.csv'}: a stray file, ignored (submissions go in "
+        f"{sub}/ID/NAME/NAME.ipynb)",
+        f"{sub / 's02' / TEACHER.name}: not a notebook of the release at its place "
+        "(s02/NAME/NAME.ipynb), ignored",
+        f"{sub / 's03'}: s03 is not in the roster, not graded",
+        f"{sub / 's02' / NAME / TEACHER.name}: not {NAME}: none of its answer or test "
+        "cells (their nbgrader ids); scored zero",
+    ]
+
+
+def test_a_roster_decides_who_is_graded(course):
+    out = course["tmp"] / "marks" / "grades.csv"
+    rows, problems = autograde(course["grading"], course["submitted"], notebooks=[NAME],
+                               students=["s01", "s04"], out=out)
+    assert totals(rows) == {
+        ("s01", NAME): (0.0, 3.0, "no submission"),
+        ("s04", NAME): (None, None, f"not graded: {course['grading'] / 's04'} has no "
+                                    f"grading version of {NAME} for this student"),
+    }
+    assert any("s02 is not in the roster" in p for p in problems)
+    with open(out, newline="") as f:
+        written = list(csv.DictReader(f))
+    assert tuple(written[0]) == COLUMNS
+    assert [tuple(r.values()) for r in written] == [
+        tuple("" if v is None else str(v) for v in r.values()) for r in rows]
+
+
+def test_nothing_submitted_nothing_to_grade(course):
+    empty = course["tmp"] / "empty"
+    empty.mkdir()
+    rows, problems = autograde(course["grading"], empty)
+    assert rows == [] and problems == [f"{empty}: no submission of any notebook of "
+                                       f"{course['grading']}"]
+    assert hw.main(["autograde", str(course["grading"]), str(empty), "--out",
+                    str(course["tmp"] / "g.csv")]) == 1
+
+
+def test_the_command_line_writes_the_csv_and_says_what_was_not_graded(course, capsys):
+    roster = course["tmp"] / "roster.csv"
+    roster.write_text("id,name\ns01,Ada\ns04,Alan\n")
+    out = course["tmp"] / "grades.csv"
+    status = hw.main(["autograde", str(course["grading"]), str(course["submitted"]),
+                      "--students", str(roster), "--notebooks", NAME, "--out", str(out)])
+    assert status == 1  # s04 could not be graded
+    printed = capsys.readouterr()
+    assert f"s01 {NAME}: 0 / 3 (no submission)" in printed.out
+    assert f"s04 {NAME}: not graded: " in printed.out
+    assert "s02 is not in the roster" in printed.err
+    assert out.read_text().startswith(",".join(COLUMNS) + "\n")
+
+
+def test_only_grading_versions_are_graded_against(course):
+    sub = course["submitted"]
+    with pytest.raises(ValueError, match="student version"):
+        autograde(course["student"], sub)  # the student versions: nothing hidden
+    teacher = course["tmp"] / "teacher"
+    teacher.mkdir()
+    nb = nbformat.read(TEACHER, 4)
+    nb.cells[4].source += '\n### BEGIN HIDDEN TESTS\nassert expected("k", 1) == 1\n' \
+                          "### END HIDDEN TESTS"
+    nbformat.write(nb, teacher / TEACHER.name)
+    with pytest.raises(ValueError, match="teacher notebook"):
+        autograde(teacher, sub)
+    shutil.copy(TEACHER, course["grading"] / TEACHER.name)  # a course's and students'
+    with pytest.raises(ValueError, match="both grading versions"):
+        autograde(course["grading"], sub)
+    with pytest.raises(ValueError, match="no grading version of homework9"):
+        autograde(course["grading"] / "s01", sub, notebooks=["homework9"])
+    with pytest.raises(FileNotFoundError):
+        autograde(course["grading"] / "s01", course["tmp"] / "nowhere")
+
+
+def test_an_unreadable_submission_scores_zero(course):
+    (course["submitted"] / "s01" / NAME).mkdir(parents=True)
+    (course["submitted"] / "s01" / NAME / TEACHER.name).write_text("{ not json")
+    rows, problems = autograde(course["grading"], course["submitted"], students=["s01"])
+    total = totals(rows)[("s01", NAME)]
+    assert total[:2] == (0.0, 3.0) and total[2].startswith("not a readable notebook: ")
+    assert any(p.endswith("; scored zero") and "s01" in p for p in problems)
+
+
+def test_a_course_whose_grades_cannot_be_read_costs_only_its_students(course, monkeypatch):
+    """The rows of every course but a broken one (here: its gradebook is no database),
+    in roster order, as the nbgrader child process reports each course done."""
+    import importlib
+    import sqlite3
+
+    ag = importlib.import_module("lincls.homework.autograde")  # the module, not the function
+
+    for sid in ("s01", "s02"):
+        target = course["submitted"] / sid / NAME / TEACHER.name
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy(course["student"] / TEACHER.name, target)
+    done = []
+
+    def child(root, jobs, timeout, log):  # nbgrader's work, already done
+        for k, todo in jobs:
+            assert (Path(root) / str(k) / "source" / NAME / TEACHER.name).exists()
+            assert list(todo) == [NAME]
+            done.append(todo[NAME])
+            yield k
+
+    def scores(course_dir, name, sids):
+        if sids == ["s02"]:
+            raise sqlite3.DatabaseError("file is not a database")
+        return {sid: {"test_perceptron_step": 2.0, "test_train": 0.0, "why": None,
+                      "which_theorem": 0.0} for sid in sids}
+
+    monkeypatch.setattr(ag, "_run_nbgrader_child", child)
+    monkeypatch.setattr(ag, "_read_scores", scores)
+    rows, problems = autograde(course["grading"], course["submitted"], students=["s02", "s01"])
+    assert done == [["s02"], ["s01"]]
+    assert [(r["student"], r["cell"], r["score"], r["note"]) for r in rows] == [
+        ("s02", "test_perceptron_step", None, ag.NOT_GRADED),
+        ("s02", "test_train", None, ag.NOT_GRADED),
+        ("s02", "why", None, ag.NOT_GRADED),
+        ("s02", "which_theorem", None, ag.NOT_GRADED),
+        ("s02", "total", None, ag.NOT_GRADED),
+        ("s01", "test_perceptron_step", 2.0, ""),
+        ("s01", "test_train", 0.0, ""),
+        ("s01", "why", None, "graded by hand"),
+        ("s01", "which_theorem", 0.0, "unanswered"),
+        ("s01", "total", 2.0, "autograded cells only; 1 more points graded by hand"),
+    ]
+    assert problems[-1] == ("the grades of s02 could not be read from nbgrader's gradebook: "
+                            "DatabaseError: file is not a database")
