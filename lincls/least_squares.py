@@ -38,9 +38,10 @@ def mse_solution(Y, b):
 
     Defined in chapter "Minimum squared error".
 
-    Solved by :func:`scipy.linalg.lstsq` with LAPACK's ``gelsy`` (a QR factorization
-    with column pivoting): no normal equations, no explicit inverse, and a rank-deficient
-    Y gives the minimum-norm solution.
+    Solved by :func:`scipy.linalg.lstsq` with LAPACK's ``gelsd`` (a singular value
+    decomposition; for a tall Y, of the triangular factor of its QR factorization): no
+    normal equations, no explicit inverse, and a rank-deficient Y gives the minimum-norm
+    solution.
 
     Examples
     --------
@@ -50,10 +51,9 @@ def mse_solution(Y, b):
     return _lstsq(Y, b)[0]
 
 
-def _lstsq(Y, b, overwrite=False):
-    """``(a, rank)`` of the least-squares problem; ``overwrite`` lets LAPACK reuse Y."""
-    a, _, rank, _ = scipy.linalg.lstsq(Y, b, check_finite=False, overwrite_a=overwrite,
-                                       lapack_driver="gelsy")
+def _lstsq(Y, b):
+    """``(a, rank)`` of the least-squares problem."""
+    a, _, rank, _ = scipy.linalg.lstsq(Y, b, check_finite=False, lapack_driver="gelsd")
     return a, int(rank)
 
 
@@ -150,8 +150,9 @@ class LeastSquares(LinearClassifier):
 
     def _fit_augmented(self, X, y):
         b = self._margins(X.shape[0])
-        # a = mse_solution(Y, b); Y is our own copy, so LAPACK may overwrite it.
-        a, self.rank_ = _lstsq(normalized_samples(X, y), b, overwrite=True)
+        # a = mse_solution(Y, b) without forming Y = diag(y) X: the labels ±1 only flip the
+        # signs of rows, so ‖Y a − b‖ = ‖X a − y b‖ and both have the same minimizers.
+        a, self.rank_ = _lstsq(X, y * b)
         self.margins_ = b
         self.residual_ = y * (X @ a) - b  # Y a − b, with Y = diag(y) X
         return a
