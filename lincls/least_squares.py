@@ -15,6 +15,7 @@ import scipy.linalg
 from sklearn.utils._param_validation import Interval, Real
 
 from ._base import MAX_ITER, NON_NEGATIVE, IterativeClassifier, LinearClassifier
+from ._blas import blas_threads_for
 
 __all__ = ["LeastSquares", "HoKashyap", "normalized_samples", "mse_solution", "ho_kashyap_step"]
 
@@ -52,8 +53,9 @@ def mse_solution(Y, b):
 
 
 def _lstsq(Y, b):
-    """``(a, rank)`` of the least-squares problem."""
-    a, _, rank, _ = scipy.linalg.lstsq(Y, b, check_finite=False, lapack_driver="gelsd")
+    """``(a, rank)`` of the least-squares problem (small ones on one BLAS thread)."""
+    with blas_threads_for(Y.shape[0] * Y.shape[1] * min(Y.shape)):
+        a, _, rank, _ = scipy.linalg.lstsq(Y, b, check_finite=False, lapack_driver="gelsd")
     return a, int(rank)
 
 
