@@ -132,7 +132,7 @@ def _smallest_key(bits):
 def least_stable(fields):
     """The least stable example, argmin_ν E^ν, the first one on ties (as ``np.argmin``).
 
-    Defined in chapter "Optimal stability and Minover".
+    Defined in chapter "Optimal stability and Minover". The fields must not be NaN.
 
     Minover's search for its next example is half of its work. Compiled, ``np.argmin``
     compares one field at a time; here blocks of 64 fields are compared as integers,
