@@ -23,21 +23,25 @@ class Case:
     repeats: int = 5
 
 
-def median_time(fn, repeats):
-    """Median wall time of ``repeats`` calls (after one warm-up call), and the last result."""
-    result = fn()
-    times = []
+def median_times(fns, repeats):
+    """Median wall time of ``repeats`` calls of each function, and the last results.
+
+    After one warm-up call of each, the functions take turns (lincls, scikit-learn,
+    lincls, ...), so that a change in the load of a shared machine hits both sides alike.
+    """
+    results = [fn() for fn in fns]
+    times = [[] for _ in fns]
     for _ in range(repeats):
-        start = time.perf_counter()
-        result = fn()
-        times.append(time.perf_counter() - start)
-    return statistics.median(times), result
+        for k, fn in enumerate(fns):
+            start = time.perf_counter()
+            results[k] = fn()
+            times[k].append(time.perf_counter() - start)
+    return [statistics.median(t) for t in times], results
 
 
 def run_case(case):
     """Time both sides of a case; return one table row as a dict."""
-    t_lin, r_lin = median_time(case.lincls, case.repeats)
-    t_sk, r_sk = median_time(case.sklearn, case.repeats)
+    (t_lin, t_sk), (r_lin, r_sk) = median_times([case.lincls, case.sklearn], case.repeats)
     ratio = t_lin / t_sk
     if case.target is None:
         verdict = "report only"
@@ -45,8 +49,8 @@ def run_case(case):
         verdict = f"≤ {case.target:g}: {'met' if ratio <= case.target else 'NOT met'}"
     return {
         "task": case.task,
-        "lincls s": f"{t_lin:.4f}",
-        "scikit-learn s": f"{t_sk:.4f}",
+        "lincls s": f"{t_lin:.3g}",
+        "scikit-learn s": f"{t_sk:.3g}",
         "ratio": f"{ratio:.2f}",
         "target": verdict,
         "both solved": case.check(r_lin, r_sk),

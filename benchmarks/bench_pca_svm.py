@@ -30,7 +30,7 @@ def _pca_case(X, n_components, label):
     return Case(task=f"PCA digits 1797×64, {label}",
                 lincls=lambda: PCA(n_components=n_components).fit(X),
                 sklearn=lambda: SkPCA(n_components=n_components).fit(X),
-                check=check, target=1.0, repeats=20)
+                check=check, target=1.0, repeats=200)
 
 
 def _svm_cases(name, X, y, C, target, repeats):

@@ -231,7 +231,9 @@ class IterativeMixin:
       must stop the fit unconverged raises :class:`StopFit`;
     * ``_not_converged_message(state, X, y)``, the text of the warning;
     * ``_callback_weights(state)`` when the state is not the weight vector: the weights
-      the fit would return if it stopped now, which the callback sees.
+      the fit would return if it stopped now, which the callback sees;
+    * ``_shuffles(y)`` when the order of the samples does not matter to an epoch even with
+      ``shuffle=True`` (a full-batch step): then no permutation is drawn.
     """
 
     _callback = None
@@ -242,6 +244,10 @@ class IterativeMixin:
     def _callback_weights(self, state):
         return state
 
+    def _shuffles(self, y):
+        """Whether the epochs visit the samples in a new random order (``shuffle=True``)."""
+        return getattr(self, "shuffle", False)
+
     def _run_epochs(self, state, X, y, rng=None):
         """Run ``_epoch`` until it reports convergence or the epochs run out; return state.
 
@@ -250,7 +256,7 @@ class IterativeMixin:
         """
         if rng is None:
             rng = check_random_state(getattr(self, "random_state", None))
-        shuffle = getattr(self, "shuffle", False)
+        shuffle = self._shuffles(y)
         history = {}
         self.converged_, stopped, epoch = False, None, 0
         while epoch < self._max_epochs():

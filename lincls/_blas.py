@@ -3,9 +3,10 @@
 Splitting a small BLAS call over several threads costs more in start-up and
 synchronization than it saves, and on a busy machine the threads of many processes
 compete for the same cores. Every dense computation of the package (``max_margin``,
-``signed_gram``, the pocket, PCA, the SVM, logistic regression, kernel matrices) runs
-inside :func:`blas_threads_for` with an estimate of its floating-point operations: below
-about 10⁹ it runs on one BLAS thread, larger work keeps the library's default. The
+``signed_gram``, the pocket, least squares, PCA, the SVM, logistic regression, kernel
+matrices) runs inside :func:`blas_threads_for` with an estimate of its floating-point
+operations: below about 10⁹ it runs on one BLAS thread, larger work keeps the library's
+default. The
 sweeps of :mod:`lincls.experiments` run each cell on one thread (:func:`one_blas_thread`)
 because they use the cores by running cells side by side.
 """

@@ -114,6 +114,16 @@ def lms_epoch(w, X, y, eta, batch_size, eta_decay=False, step=0):
     return w, step
 
 
+@njit(cache=True)
+def _epoch_summary(w, X, y):
+    """What an epoch records: L(w) by :func:`mse_loss`, the training errors (samples with
+    y (w · x̃) ≤ 0) and ‖∇L(w)‖ by :func:`mse_gradient`, in one compiled call (overflow
+    gives inf or nan, never a warning)."""
+    gradient = mse_gradient(w, X, y)
+    errors = np.count_nonzero(y * (X @ w) <= 0)
+    return mse_loss(w, X, y), errors, np.sqrt(gradient @ gradient)
+
+
 class Adaline(IterativeClassifier):
     """Adaline (ADAptive LINear Element): gradient descent on the squared error.
 
@@ -224,26 +234,29 @@ class Adaline(IterativeClassifier):
     def _callback_weights(self, state):
         return state["w"]
 
+    def _full_batch(self, y):
+        return self.batch_size is None or self.batch_size >= len(y)
+
+    def _shuffles(self, y):
+        return self.shuffle and not self._full_batch(y)  # a full batch has no order
+
     def _epoch(self, state, X, y, order):
         w, step = state["w"], state["step"]
         state["epoch"] += 1
-        if self.batch_size is None or self.batch_size >= len(y):
+        if self._full_batch(y):
             step += 1
             w = adaline_step(w, X, y, self._learning_rate(step))
         else:
             w, step = lms_epoch(w, X[order], y[order], float(self.eta),
                                 int(self.batch_size), bool(self.eta_decay), step)
-        loss = mse_loss(w, X, y)  # compiled: overflow gives inf or nan, never a warning
+        loss, errors, gradient_norm = _epoch_summary(w, X, y)
         if not math.isfinite(loss):  # (an infinite or NaN weight makes the loss so too)
             raise StopFit(
                 f"Adaline diverged in epoch {state['epoch']}: the loss is no longer finite. "
                 f"The learning rate eta={self.eta!r} is too large for these data; lower it or "
                 "standardize the features. The last finite weights are kept.")
         state["w"], state["step"] = w, step
-        errors = int(np.count_nonzero(y * (X @ w) <= 0))
-        with np.errstate(over="ignore"):  # a huge but finite gradient: its norm may be inf
-            small = np.linalg.norm(mse_gradient(w, X, y)) <= self.tol
-        return {"loss": loss, "errors": errors}, small
+        return {"loss": loss, "errors": errors}, gradient_norm <= self.tol
 
     def _fit_augmented(self, X, y):
         state = self._run_epochs(self._init_weights(X, y), X, y)

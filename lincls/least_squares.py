@@ -15,6 +15,7 @@ import scipy.linalg
 from sklearn.utils._param_validation import Interval, Real
 
 from ._base import MAX_ITER, NON_NEGATIVE, IterativeClassifier, LinearClassifier
+from ._blas import blas_threads_for
 
 __all__ = ["LeastSquares", "HoKashyap", "normalized_samples", "mse_solution", "ho_kashyap_step"]
 
@@ -38,9 +39,10 @@ def mse_solution(Y, b):
 
     Defined in chapter "Minimum squared error".
 
-    Solved by :func:`scipy.linalg.lstsq` with LAPACK's ``gelsy`` (a QR factorization
-    with column pivoting): no normal equations, no explicit inverse, and a rank-deficient
-    Y gives the minimum-norm solution.
+    Solved by :func:`scipy.linalg.lstsq` with LAPACK's ``gelsd`` (a singular value
+    decomposition; for a tall Y, of the triangular factor of its QR factorization): no
+    normal equations, no explicit inverse, and a rank-deficient Y gives the minimum-norm
+    solution.
 
     Examples
     --------
@@ -50,10 +52,10 @@ def mse_solution(Y, b):
     return _lstsq(Y, b)[0]
 
 
-def _lstsq(Y, b, overwrite=False):
-    """``(a, rank)`` of the least-squares problem; ``overwrite`` lets LAPACK reuse Y."""
-    a, _, rank, _ = scipy.linalg.lstsq(Y, b, check_finite=False, overwrite_a=overwrite,
-                                       lapack_driver="gelsy")
+def _lstsq(Y, b):
+    """``(a, rank)`` of the least-squares problem (small ones on one BLAS thread)."""
+    with blas_threads_for(Y.shape[0] * Y.shape[1] * min(Y.shape)):
+        a, _, rank, _ = scipy.linalg.lstsq(Y, b, check_finite=False, lapack_driver="gelsd")
     return a, int(rank)
 
 
@@ -150,8 +152,9 @@ class LeastSquares(LinearClassifier):
 
     def _fit_augmented(self, X, y):
         b = self._margins(X.shape[0])
-        # a = mse_solution(Y, b); Y is our own copy, so LAPACK may overwrite it.
-        a, self.rank_ = _lstsq(normalized_samples(X, y), b, overwrite=True)
+        # a = mse_solution(Y, b) without forming Y = diag(y) X: the labels ±1 only flip the
+        # signs of rows, so ‖Y a − b‖ = ‖X a − y b‖ and both have the same minimizers.
+        a, self.rank_ = _lstsq(X, y * b)
         self.margins_ = b
         self.residual_ = y * (X @ a) - b  # Y a − b, with Y = diag(y) X
         return a

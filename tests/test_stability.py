@@ -23,6 +23,7 @@ from lincls.stability import (
     adatron_batch,
     exact_optimal_stability,
     hebb_weights,
+    least_stable,
     minover_batch,
     minover_step,
     minover_update,
@@ -120,6 +121,15 @@ def test_minover_fields_equal_textbook_loop():
     np.testing.assert_allclose(clf.coef_.ravel(), w, atol=1e-12)
     batch = minover_batch(gram[None], 15, max_iter=200)
     np.testing.assert_array_equal(batch["counts"][0], counts)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.one_of(st.floats(allow_nan=False),
+                          st.sampled_from([0.0, -0.0, 1.0, -1.0, np.inf, -np.inf])),
+                min_size=1, max_size=200))
+def test_least_stable_is_the_first_argmin(values):
+    fields = np.array(values, dtype=float)  # many ties, signed zeros, infinities
+    assert least_stable(fields) == np.argmin(fields)
 
 
 def test_minover_certificate_closes_monotonically_enough():
