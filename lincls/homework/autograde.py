@@ -40,6 +40,17 @@ import sys
 import tempfile
 from pathlib import Path
 
+from .grading import _expected_calls
+from .notebook import (
+    BEGIN_SOLUTION,
+    HomeworkError,
+    MalformedHomework,
+    _read,
+    hidden_sources,
+    is_grade_cell,
+    is_solution_cell,
+)
+
 #: Columns of the grades file, one row per student, notebook and graded cell, and a
 #: row ``total`` (the autograded cells) per student and notebook.
 COLUMNS = ("student", "notebook", "cell", "score", "max_score", "note")
@@ -189,7 +200,6 @@ def _emit(plans, notebooks, finished, tmp, log, problems, rows, writer, echo):
 # ---------------------------------------------------------------------------------
 def _grading_versions(grading):
     """``{student id or None: {name: path}}`` of the grading versions in ``grading``."""
-    from .notebook import HomeworkError, MalformedHomework, _read
 
     grading = Path(grading)
     if not grading.is_dir():
@@ -221,8 +231,6 @@ def _grading_versions(grading):
 def _check_grading_version(nb, path):
     """A grading version holds the solutions, and literals where a teacher notebook
     calls ``expected``: refuse a student version or a teacher notebook."""
-    from .grading import _expected_calls
-    from .notebook import BEGIN_SOLUTION, HomeworkError, hidden_sources
 
     if not _grade_cells(nb):
         raise HomeworkError(path, "has no graded cell (nbgrader metadata 'grade')")
@@ -265,7 +273,6 @@ def _find_submissions(submitted, students, released):
 def _grade_cells(nb):
     """``[(grade id, points, autograded)]`` of the graded cells, in notebook order:
     the test cells are autograded, answer cells with points are graded by hand."""
-    from .notebook import is_grade_cell, is_solution_cell
 
     return [(cell.metadata["nbgrader"]["grade_id"],
              float(cell.metadata["nbgrader"].get("points", 0)),
@@ -274,7 +281,6 @@ def _grade_cells(nb):
 
 
 def _answer_ids(nb):
-    from .notebook import is_grade_cell, is_solution_cell
 
     return {cell.metadata["nbgrader"].get("grade_id") for cell in nb.cells
             if is_solution_cell(cell) or is_grade_cell(cell)}
@@ -282,7 +288,6 @@ def _answer_ids(nb):
 
 def _read_submission(path, grading_nb, name):
     """``None`` when nbgrader can grade the submission, else why it gets a zero."""
-    from .notebook import HomeworkError, _read
 
     try:
         nb = _read(path)
@@ -301,7 +306,6 @@ def _plan(version, members, notebooks, found, problems):
     (``{name: path}``): ``graded[student, name]`` is ``(cells, (scores, note))`` (see
     :func:`_rows`), final for a missing or wrong submission; ``todo[name]`` lists the
     ``(student, path)`` that nbgrader is to grade."""
-    from .notebook import _read
 
     graded, todo = {}, {}
     for name in notebooks:

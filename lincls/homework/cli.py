@@ -16,7 +16,7 @@ import sys
 from pathlib import Path
 
 from . import answers
-from .autograde import TIMEOUT
+from .autograde import TIMEOUT, autograde
 from .notebook import HomeworkError, MalformedHomework, _notebooks, describe, validate
 from .release import rehearse, release
 from .site import StudentSiteError, build_student_site
@@ -50,7 +50,6 @@ def cmd_release(args):
 
 
 def cmd_autograde(args):
-    from .autograde import autograde
     from .variants import read_roster
 
     students = read_roster(args.students) if args.students else None
