@@ -99,8 +99,9 @@ def newton_step(w, loss, X, y, C=np.inf, bias=True):
     Defined in chapter "The losses of the margin".
 
     ``loss`` is L(w̃), known from the step before. The step length η starts at 1 and is
-    halved until the loss decreases enough (Armijo's rule), which makes the iteration
-    converge from any start when a minimizer exists. Returns the new weights, their loss,
+    halved until the loss decreases enough (Armijo's rule), which in exact arithmetic makes
+    the iteration converge from any start when a minimizer exists; below η = 1e-10 the
+    halving gives up and the step is taken as it is. Returns the new weights, their loss,
     and the Newton decrement ∇Lᵀ H⁻¹ ∇L / 2, the decrease the step predicts.
 
     Examples
