@@ -10,6 +10,11 @@ part of a build. Nothing runs in a kernel after its last cell, so here it is sto
 once (nbclient's ``shutdown_kernel = "immediate"``: the kernel's process group is
 killed), as ``jupyter nbconvert --execute`` can be told to do.
 
+**One BLAS thread per kernel.** The chapters already run one per core, so a kernel whose
+linear algebra also started a thread per core would only compete with its neighbour (and
+OpenBLAS spends a quarter of a second starting its threads in every kernel). The kernels
+inherit ``OPENBLAS_NUM_THREADS=1`` and the like from the build, unless they are set.
+
 **Parallel reading.** Sphinx reads documents in parallel processes with
 ``sphinx-build -j N``, but ``jupyter-book build`` (Jupyter Book 1.x) has no such option;
 this extension sets it from the configuration value ``lincls_read_jobs`` (in
@@ -78,10 +83,17 @@ def _merge_nothing(self, docnames, otherdata):
     """ProofDomain.merge_domaindata: its data hold nothing (see the module docstring)."""
 
 
+#: The thread counts of the BLAS and OpenMP libraries, for the kernels the build starts.
+THREADS = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")
+
+
 def set_jobs(app, config):
-    """config-inited: the reading processes, the extensions declared safe, the proof domain."""
+    """config-inited: the reading processes, the extensions declared safe, the proof domain,
+    one BLAS thread for every kernel."""
     if config.lincls_read_jobs is None:
         return
+    for name in THREADS:
+        os.environ.setdefault(name, "1")
     app.parallel = max(app.parallel, read_jobs(config.lincls_read_jobs))
     for name in SAFE:
         extension = app.extensions.get(name)
