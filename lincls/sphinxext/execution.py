@@ -15,6 +15,12 @@ linear algebra also started a thread per core would only compete with its neighb
 OpenBLAS spends a quarter of a second starting its threads in every kernel). The kernels
 inherit ``OPENBLAS_NUM_THREADS=1`` and the like from the build, unless they are set.
 
+**A failing cell, named.** When a cell raises, myst-nb stops the build with an error
+that names the chapter, caused by nbclient's error that shows the cell and its traceback.
+A reading process reports only the first error's message to the main process, so that
+message gets the cell and its traceback too; otherwise a parallel build would say which
+chapter failed but not where or why.
+
 **Parallel reading.** Sphinx reads documents in parallel processes with
 ``sphinx-build -j N``, but ``jupyter-book build`` (Jupyter Book 1.x) has no such option;
 this extension sets it from the configuration value ``lincls_read_jobs`` (in
@@ -47,6 +53,7 @@ run code start first, and the cheap ones fill the gaps at the end.
 import os
 from pathlib import Path, PurePosixPath
 
+from myst_nb.core.execute.base import ExecutionError
 from myst_nb.core.execute.inline import NotebookClientInline
 from sphinx.domains import Domain
 
@@ -122,9 +129,26 @@ def _stop_at_once(close_client):
     return wrapper
 
 
+def _name_the_cell(code_cell_outputs):
+    """Wrap NotebookClientInline.code_cell_outputs: the failing cell in the error message."""
+    def wrapper(self, *args, **kwargs):
+        try:
+            return code_cell_outputs(self, *args, **kwargs)
+        except ExecutionError as exc:
+            cause = exc.__cause__
+            if cause is None:
+                raise
+            raise ExecutionError(f"{exc}\n{cause}") from cause
+
+    wrapper.__wrapped__ = code_cell_outputs
+    return wrapper
+
+
 def setup(app):
     if not hasattr(NotebookClientInline.close_client, "__wrapped__"):
         NotebookClientInline.close_client = _stop_at_once(NotebookClientInline.close_client)
+        NotebookClientInline.code_cell_outputs = _name_the_cell(
+            NotebookClientInline.code_cell_outputs)
     # default None (serial, as without the extension); not an int: Sphinx would convert the
     # override "auto" from _config.yml to int and reject it
     app.add_config_value("lincls_read_jobs", None, "", (int, str))
