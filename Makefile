@@ -75,7 +75,7 @@ poppler:
 	  || echo "apt-get could not install poppler-utils: PDF tests will skip (fail under CI=true)"; \
 	else echo "pdfinfo missing, and not root with apt: PDF tests will skip (fail under CI=true)"; fi
 
-## make book: build the website (cached execution) into _build/html
+## make book: build the website into _build/html (every chapter executed, one per core)
 book: $(VENV)/.installed-book
 	$(BIN)/jupyter-book build . $(BOOK_FLAGS)
 

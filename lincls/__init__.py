@@ -22,29 +22,48 @@ One module per chapter topic; each module's docstring names the chapter that def
   site (``python -m lincls.homework``).
 """
 
-from ._base import IterativeClassifier, LinearClassifier, augment, labels_to_signs
-from .adaline import Adaline
-from .datasets import (
-    load_breast_cancer,
-    load_digits_4_vs_9,
-    load_iris,
-    logic_gate,
-    random_labels,
-    teacher_student,
-)
-from .discriminant import LinearDiscriminant, is_linearly_separable, max_margin
-from .kernels import KernelPerceptron, KernelSVM
-from .least_squares import HoKashyap, LeastSquares
-from .logistic import LogisticRegression
-from .margin import AveragedPerceptron, FisherDiscriminant, VotedPerceptron
-from .metrics import error_rate, generalization_error, stabilities
-from .multiclass import MulticlassPerceptron
-from .pca import PCA
-from .perceptron import Perceptron, novikoff_bound
-from .pocket import ModifiedPerceptron, Pocket
-from .relaxation import Relaxation, fractional_correction
-from .stability import AdaTron, Hebb, Minover, exact_optimal_stability
-from .svm import LinearSVM
+import importlib
+
+# Each public name and the module that defines it, imported on first use (PEP 562):
+# ``from lincls import Perceptron`` and ``lincls.Perceptron`` work as usual, while
+# ``import lincls.homework`` (the teachers' tools, which the website's Sphinx extensions
+# use) or ``from lincls.perceptron import ...`` (a chapter) loads only what it needs, not
+# scikit-learn and numba for every algorithm.
+_EXPORTS = {
+    "IterativeClassifier": "_base", "LinearClassifier": "_base", "augment": "_base",
+    "labels_to_signs": "_base",
+    "Adaline": "adaline",
+    "load_breast_cancer": "datasets", "load_digits_4_vs_9": "datasets", "load_iris": "datasets",
+    "logic_gate": "datasets", "random_labels": "datasets", "teacher_student": "datasets",
+    "LinearDiscriminant": "discriminant", "is_linearly_separable": "discriminant",
+    "max_margin": "discriminant",
+    "KernelPerceptron": "kernels", "KernelSVM": "kernels",
+    "HoKashyap": "least_squares", "LeastSquares": "least_squares",
+    "LogisticRegression": "logistic",
+    "AveragedPerceptron": "margin", "FisherDiscriminant": "margin", "VotedPerceptron": "margin",
+    "error_rate": "metrics", "generalization_error": "metrics", "stabilities": "metrics",
+    "MulticlassPerceptron": "multiclass",
+    "PCA": "pca",
+    "Perceptron": "perceptron", "novikoff_bound": "perceptron",
+    "ModifiedPerceptron": "pocket", "Pocket": "pocket",
+    "Relaxation": "relaxation", "fractional_correction": "relaxation",
+    "AdaTron": "stability", "Hebb": "stability", "Minover": "stability",
+    "exact_optimal_stability": "stability",
+    "LinearSVM": "svm",
+}
+
+
+def __getattr__(name):
+    if name not in _EXPORTS:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f".{_EXPORTS[name]}", __name__), name)
+    globals()[name] = value  # the next lookup finds it directly
+    return value
+
+
+def __dir__():
+    return sorted(set(globals()) | set(_EXPORTS))
+
 
 __version__ = "0.1.0"
 __all__ = [

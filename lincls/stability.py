@@ -347,8 +347,10 @@ def minover_batch(gram, n_features, *, max_iter, tol=None, record=False):
     tol : float or None
         Stop a data set once its certificate gives lower ≥ (1 − tol) upper; ``None``
         runs exactly ``max_iter`` updates (the Minover report's fixed t_max).
-    record : bool
-        Keep the bounds at about 60 log-spaced times for plots.
+    record : bool or sequence of int
+        Keep the bounds for plots: ``True`` at about 60 log-spaced numbers of updates, a
+        sequence at those numbers of updates (each between 1 and ``max_iter``), e.g.
+        ``range(1, max_iter + 1)`` after every update.
 
     Returns
     -------
@@ -363,10 +365,23 @@ def minover_batch(gram, n_features, *, max_iter, tol=None, record=False):
     >>> res = minover_batch(gram, 10, max_iter=100_000, tol=1e-2)
     >>> res["converged"].tolist(), bool(np.all(res["lower"] >= 0.99 * res["upper"]))
     ([True, True], True)
+
+    The certificate after each of the first five updates of the first data set (chapter
+    "Reproducing and extending the Minover report" plots it after every update):
+
+    >>> steps, lower, upper = minover_batch(gram[:1], 10, max_iter=5, record=range(1, 6))["history"]
+    >>> steps.tolist(), bool(np.all(lower[:, 0] <= upper[:, 0]))
+    ([1, 2, 3, 4, 5], True)
     """
     gram = np.asarray(gram, dtype=float)
     B, P, _ = gram.shape
-    stops = sorted(_history_steps(max_iter) | {max_iter}) if record else [max_iter]
+    if record is None or isinstance(record, bool):
+        stops = sorted(_history_steps(max_iter) | {max_iter}) if record else [max_iter]
+    else:
+        stops = sorted({int(t) for t in record} | {max_iter})
+        if stops[0] < 1 or stops[-1] > max_iter:
+            raise ValueError(f"record must hold numbers of updates from 1 to max_iter={max_iter}; "
+                             f"got {stops[0]} to {stops[-1]}.")
     tol = -np.inf if tol is None else float(tol)  # -inf: the certificate never closes
     fields, counts = np.zeros((B, P)), np.zeros((B, P))
     sq_norm, n_iter = np.zeros(B), np.zeros(B, dtype=int)
@@ -382,7 +397,7 @@ def minover_batch(gram, n_features, *, max_iter, tol=None, record=False):
         sq_norm[b], n_iter[b] = sq, t
     out = dict(counts=counts, fields=fields, sq_norm=sq_norm, n_iter=n_iter, lower=lower[-1],
                upper=upper[-1], converged=converged)
-    if record:
+    if record is not None and record is not False:
         out["history"] = (np.array(stops), lower, upper)
     return out
 

@@ -200,6 +200,26 @@ def test_every_estimator_is_re_exported_from_the_package():
                 assert attr in lincls.__all__ and getattr(lincls, attr) is obj, attr
 
 
+def test_the_public_names_are_imported_on_first_use():
+    """lincls/__init__.py maps every name of __all__ to its module and imports it on first
+    use; the teachers' tools (and the website's Sphinx extensions) load no algorithm."""
+    import subprocess
+    import sys
+
+    import lincls
+
+    assert set(lincls.__all__) - {"__version__"} == set(lincls._EXPORTS)
+    for name in lincls.__all__:
+        assert getattr(lincls, name) is not None, name
+        assert name in dir(lincls)
+    with pytest.raises(AttributeError, match="no attribute 'Perceptorn'"):
+        lincls.Perceptorn  # noqa: B018
+    code = ("import sys, lincls.homework, lincls.sphinxext.homework_table; print(sorted(m for m "
+            "in ('sklearn', 'numba', 'lincls.perceptron') if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]", out.stdout + out.stderr
+
+
 ITERATIVE = ["Perceptron", "Pocket", "ModifiedPerceptron", "Relaxation", "Adaline", "HoKashyap",
              "Minover", "AdaTron", "KernelPerceptron", "MulticlassPerceptron"]
 

@@ -42,6 +42,13 @@ def test_strict_configuration():
     assert {"R", "vw", "vx"} <= set(macros)
 
 
+def test_the_chapters_run_in_parallel():
+    """lincls.sphinxext.execution reads (so executes) the chapters in one process per core."""
+    config = yaml.safe_load((ROOT / "_config.yml").read_text())
+    assert "lincls.sphinxext.execution" in config["sphinx"]["extra_extensions"]
+    assert config["sphinx"]["config"]["lincls_read_jobs"] == "auto"
+
+
 def test_repository_url_is_set_in_one_place():
     url = yaml.safe_load((ROOT / "_config.yml").read_text())["repository"]["url"]
     tracked = subprocess.run(["git", "ls-files"], cwd=ROOT, capture_output=True, text=True).stdout
@@ -70,6 +77,35 @@ def test_a_chapter_that_raises_fails_the_build(tmp_path):
     assert result.returncode != 0, output[-2000:]
     assert "boom" in output
     assert not (tmp_path / "_build" / "html" / "book" / "index.html").exists()
+
+
+@pytest.mark.slow
+def test_a_chapter_that_raises_fails_a_parallel_build(tmp_path):
+    """Seven pages read by two processes (lincls.sphinxext.execution): the error of one
+    chapter still fails the build, and its page is not written."""
+    config = yaml.safe_load((ROOT / "_config.yml").read_text())
+    config["sphinx"]["config"]["lincls_read_jobs"] = 2
+    text = yaml.safe_dump(config, allow_unicode=True, sort_keys=False)  # the macros' order
+    (tmp_path / "_config.yml").write_text(text)
+    book = tmp_path / "book"
+    book.mkdir()
+    shutil.copy(ROOT / "book" / "references.bib", book / "references.bib")
+    header, macros, _ = split_md((ROOT / "book" / "preface.md").read_text())
+    for k in range(7):
+        code = "raise RuntimeError('boom')" if k == 4 else f"x = {k}"
+        (book / f"p{k}.md").write_text(
+            header + macros + f"# Page {k}\n\n```{{code-cell}} ipython3\n{code}\n```\n")
+    (tmp_path / "_toc.yml").write_text(
+        "format: jb-book\nroot: book/p0\nchapters:\n"
+        + "".join(f"  - file: book/p{k}\n" for k in range(1, 7)))
+    result = subprocess.run(
+        [str(JUPYTER_BOOK), "build", str(tmp_path), "-n", "-W", "--keep-going"],
+        capture_output=True, text=True, timeout=300,
+    )
+    output = result.stdout + result.stderr
+    assert result.returncode != 0, output[-2000:]
+    assert "boom" in output
+    assert not (tmp_path / "_build" / "html" / "book" / "p4.html").exists()
 
 
 def one_page_book(tmp_path, body):

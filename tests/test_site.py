@@ -1,5 +1,6 @@
 """Checks of the built website (_build/html); run by `make test` after the book build."""
 
+import re
 from pathlib import Path
 
 import pytest
@@ -28,6 +29,17 @@ def test_nothing_outside_the_toc_is_a_page(pages):
     extra = pages - set(toc_files()) - generated
     assert extra == set(), f"pages not in the TOC: {sorted(extra)}"
     assert not any(p.lower().startswith(("readme", "lincls", "tests", "benchmarks")) for p in pages)
+
+
+def test_the_execution_table_lists_every_chapter_notebook():
+    """The chapters are read in parallel processes (lincls.sphinxext.execution); their
+    execution records are merged into the one table of the execution status page."""
+    page = (HTML / "book" / "execution_status.html").read_text()
+    listed = re.findall(r">(book/[\w/]+)<", page)
+    notebooks = [name for name in toc_files() if "homework" not in name
+                 and "\nkernelspec:" in (ROOT / f"{name}.md").read_text()]
+    assert sorted(listed) == sorted(notebooks)
+    assert page.count("✅") == len(notebooks)
 
 
 def test_chapters_show_their_computed_output():

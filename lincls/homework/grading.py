@@ -260,6 +260,9 @@ def record_expected(nb, path, timeout=600):
             nbclient.NotebookClient(
                 copy, timeout=timeout, record_timing=False,
                 resources={"metadata": {"path": str(Path(path).parent)}},
+                # every value is written when it is computed: stop the kernel at once
+                # rather than wait a second or two for it to exit
+                shutdown_kernel="immediate",
             ).execute(stderr=subprocess.DEVNULL)  # the kernel's own log lines
         finally:
             if old is None:

@@ -4,7 +4,12 @@
 - :mod:`.homework_table` adds the teachers' chapter's ``{homework-table}`` and
   ``{self-check-table}`` directives;
 - :mod:`.pdf` links the book's PDF from every page, and prints the PDF editions
-  (``make pdf``, ``make student-pdf``).
+  (``make pdf``, ``make student-pdf``);
+- :mod:`.binder` keeps the notebooks' math macros (read by JupyterLab) in step with
+  ``_config.yml``, and runs every cell above a markdown cell before rendering it;
+- :mod:`.execution` runs the chapters on every core (one reading process per core, one
+  BLAS thread per kernel), stops each kernel as soon as its chapter has run, and names the
+  failing cell when a chapter raises.
 
 They import Sphinx and docutils, the build-time dependencies of the ``book`` extra
 (``pip install lincls[book]``).
