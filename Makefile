@@ -108,8 +108,8 @@ release:
 nbgrader:
 	$(BIN)/pytest -m nbgrader --timeout 1800 tests/test_nbgrader.py
 
-## make student-book: the student edition into _build/student/html (after `make book`
-## it reuses the execution cache). STUDENT_REPO=<url> points its Binder links there;
+## make student-book: the student edition into _build/student/html (its chapters executed
+## again, one per core). STUDENT_REPO=<url> points its Binder links there;
 ## without it the student edition has no Binder, repository or issue button.
 student-book: $(VENV)/.installed-book
 	$(PY) -m lincls.homework student-book $(if $(STUDENT_REPO),--repository-url $(STUDENT_REPO))

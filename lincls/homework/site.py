@@ -190,10 +190,8 @@ def make_student_sources(root=".", dest="_build/student/src", repository_url=Non
     ``pyproject.toml`` and ``lincls`` copied too, the tree can be published as that
     student repository.
 
-    :func:`build_student_site` builds it with the teacher build's Jupyter cache. That
-    is valid because stripping solutions changes only markdown, and the cache is keyed
-    on the code cells alone (a chapter that loses a solution-only cell is executed
-    again).
+    :func:`build_student_site` builds it, executing every chapter again as the website
+    does (inline execution, so the prose numbers come from the student edition's own run).
     """
     import yaml
 
@@ -289,9 +287,9 @@ def build_student_site(root=".", out="_build/student", repository_url=None, flag
 
     Uses ``jupyter-book config sphinx`` to turn the configuration into Sphinx's, then
     ``sphinx-build`` with the book's strict flags (``-n -W --keep-going``). The Sphinx
-    configuration gets one more setting, the teacher build's execution cache (see
-    :func:`make_student_sources`), and is removed after the build, so ``out/src`` stays
-    a clean book that can be published as the student repository.
+    configuration gets one more setting (``lincls_student_edition``, which hides the
+    teacher-only tables) and is removed after the build, so ``out/src`` stays a clean
+    book that can be published as the student repository.
     """
     root, out = Path(root).resolve(), Path(out).resolve()
     src = make_student_sources(root, out / "src", repository_url)
@@ -304,11 +302,8 @@ def build_student_site(root=".", out="_build/student", repository_url=None, flag
     jb = shutil.which("jupyter-book", path=str(bindir)) or "jupyter-book"
     sb = shutil.which("sphinx-build", path=str(bindir)) or "sphinx-build"
     subprocess.run([jb, "config", "sphinx", str(src)], check=True, cwd=src)
-    cache = root / "_build" / ".jupyter_cache"
     with open(src / "conf.py", "a", encoding="utf-8") as conf:
-        conf.write("\n# the teacher build's cache: same code cells, same outputs\n")
-        conf.write(f"nb_execution_cache_path = {str(cache)!r}\n")
-        conf.write("lincls_student_edition = True  # lincls.sphinxext: teacher-only tables\n")
+        conf.write("\nlincls_student_edition = True  # lincls.sphinxext: teacher-only tables\n")
     flags = ["-n", "-W", "--keep-going"] if flags is None else list(flags)
     cmd = [sb, *flags, "-b", builder, "-d", str(out / "doctrees"), str(src), str(out / builder)]
     try:
