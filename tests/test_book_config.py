@@ -57,6 +57,18 @@ def test_repository_url_is_set_in_one_place():
     assert holders == [], f"the repository URL is repeated in {holders}; set it only in _config.yml"
 
 
+def assert_fails_with_boom(tmp_path, page):
+    """Build the book in tmp_path strictly: it fails, says 'boom', and `page` is not written."""
+    result = subprocess.run(
+        [str(JUPYTER_BOOK), "build", str(tmp_path), "-n", "-W", "--keep-going"],
+        capture_output=True, text=True, timeout=300,
+    )
+    output = result.stdout + result.stderr
+    assert result.returncode != 0, output[-2000:]
+    assert "boom" in output
+    assert not (tmp_path / "_build" / "html" / "book" / f"{page}.html").exists()
+
+
 @pytest.mark.slow
 def test_a_chapter_that_raises_fails_the_build(tmp_path):
     """Build a one-page book with our configuration whose only cell raises."""
@@ -69,14 +81,7 @@ def test_a_chapter_that_raises_fails_the_build(tmp_path):
         + "---\n\n# Broken chapter\n\n```{code-cell} ipython3\nraise RuntimeError('boom')\n```\n"
     )
     (tmp_path / "_toc.yml").write_text("format: jb-book\nroot: book/index\n")
-    result = subprocess.run(
-        [str(JUPYTER_BOOK), "build", str(tmp_path), "-n", "-W", "--keep-going"],
-        capture_output=True, text=True, timeout=300,
-    )
-    output = result.stdout + result.stderr
-    assert result.returncode != 0, output[-2000:]
-    assert "boom" in output
-    assert not (tmp_path / "_build" / "html" / "book" / "index.html").exists()
+    assert_fails_with_boom(tmp_path, "index")
 
 
 @pytest.mark.slow
@@ -98,14 +103,7 @@ def test_a_chapter_that_raises_fails_a_parallel_build(tmp_path):
     (tmp_path / "_toc.yml").write_text(
         "format: jb-book\nroot: book/p0\nchapters:\n"
         + "".join(f"  - file: book/p{k}\n" for k in range(1, 7)))
-    result = subprocess.run(
-        [str(JUPYTER_BOOK), "build", str(tmp_path), "-n", "-W", "--keep-going"],
-        capture_output=True, text=True, timeout=300,
-    )
-    output = result.stdout + result.stderr
-    assert result.returncode != 0, output[-2000:]
-    assert "boom" in output
-    assert not (tmp_path / "_build" / "html" / "book" / "p4.html").exists()
+    assert_fails_with_boom(tmp_path, "p4")
 
 
 def one_page_book(tmp_path, body):
