@@ -75,7 +75,7 @@ poppler:
 	  || echo "apt-get could not install poppler-utils: PDF tests will skip (fail under CI=true)"; \
 	else echo "pdfinfo missing, and not root with apt: PDF tests will skip (fail under CI=true)"; fi
 
-## make book: build the website into _build/html (every chapter executed, one per core)
+## make book: build the website into _build/html (every chapter executed, several side by side)
 book: $(VENV)/.installed-book
 	$(BIN)/jupyter-book build . $(BOOK_FLAGS)
 
@@ -109,7 +109,7 @@ nbgrader:
 	$(BIN)/pytest -m nbgrader --timeout 1800 tests/test_nbgrader.py
 
 ## make student-book: the student edition into _build/student/html (its chapters executed
-## again, one per core). STUDENT_REPO=<url> points its Binder links there;
+## again, several side by side). STUDENT_REPO=<url> points its Binder links there;
 ## without it the student edition has no Binder, repository or issue button.
 student-book: $(VENV)/.installed-book
 	$(PY) -m lincls.homework student-book $(if $(STUDENT_REPO),--repository-url $(STUDENT_REPO))

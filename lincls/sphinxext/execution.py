@@ -10,8 +10,8 @@ part of a build. Nothing runs in a kernel after its last cell, so here it is sto
 once (nbclient's ``shutdown_kernel = "immediate"``: the kernel's process group is
 killed), as ``jupyter nbconvert --execute`` can be told to do.
 
-**One BLAS thread per kernel.** The chapters already run one per core, so a kernel whose
-linear algebra also started a thread per core would only compete with its neighbour (and
+**One BLAS thread per kernel.** The chapters already run side by side, so a kernel whose
+linear algebra also started a thread per core would only compete with its neighbours (and
 OpenBLAS spends a quarter of a second starting its threads in every kernel). The kernels
 inherit ``OPENBLAS_NUM_THREADS=1`` and the like from the build, unless they are set.
 
@@ -25,8 +25,12 @@ chapter failed but not where or why.
 ``sphinx-build -j N``, but ``jupyter-book build`` (Jupyter Book 1.x) has no such option;
 this extension sets it from the configuration value ``lincls_read_jobs`` (in
 ``_config.yml`` under ``sphinx.config``): a number of processes, or ``"auto"`` for one per
-core. Each process runs its chapters one after the other, each in its own kernel, as a
-serial build does; the pages do not depend on how the chapters were shared out.
+core and one more. Each process runs its chapters one after the other, each in its own
+kernel, as a serial build does; the pages do not depend on how the chapters were shared
+out. The extra process works while the others wait: a reading process idles while its
+kernel starts and between cells, and its kernel idles while it renders. Measured cold on
+2 cores (``rm -rf _build; make book``): 92-93 s with 2 processes, 81-83 s with 3, 82 s
+with 4.
 
 Sphinx reads in parallel only when every extension declares that it may. Two of the
 extensions Jupyter Book loads say nothing, so Sphinx would warn and read serially (and
@@ -73,12 +77,13 @@ def read_jobs(value):
 
     Examples
     --------
-    >>> read_jobs(2), read_jobs("auto") >= 1
+    >>> read_jobs(2), read_jobs("auto") >= 2
     (2, True)
     """
-    if value == "auto":
-        return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") \
+    if value == "auto":  # one per core and one more (see the module docstring)
+        cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") \
             else os.cpu_count() or 1
+        return cores + 1
     if isinstance(value, bool) or not isinstance(value, int) or value < 1:
         raise ValueError(f"lincls_read_jobs must be a positive integer or 'auto'; got {value!r}")
     return value
