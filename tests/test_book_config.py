@@ -43,7 +43,7 @@ def test_strict_configuration():
 
 
 def test_the_chapters_run_in_parallel():
-    """lincls.sphinxext.execution reads (so executes) the chapters in one process per core and one more."""
+    """lincls.sphinxext.execution reads (so executes) the chapters in several processes."""
     config = yaml.safe_load((ROOT / "_config.yml").read_text())
     assert "lincls.sphinxext.execution" in config["sphinx"]["extra_extensions"]
     assert config["sphinx"]["config"]["lincls_read_jobs"] == "auto"
