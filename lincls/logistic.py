@@ -118,12 +118,12 @@ def newton_step(w, loss, X, y, C=np.inf, bias=True):
     except LinAlgError:                              # singular H: a tiny ridge
         H[np.diag_indices_from(H)] += 1e-10 * (1.0 + np.trace(H))
         step = cho_solve(cho_factor(H, check_finite=False), g, check_finite=False)
-    X_step, eta = X @ step, 1.0                      # at w̃ - η step, the activations a - η X step
+    X_step, slope, eta = X @ step, g @ step, 1.0    # at w̃ - η step, the activations a - η X step
     new_loss = logistic_loss(w - step, X, y, C, bias, a=a - X_step)
-    while new_loss > loss - 1e-4 * eta * g @ step and eta > 1e-10:    # Armijo's rule
+    while new_loss > loss - 1e-4 * eta * slope and eta > 1e-10:     # Armijo's rule
         eta *= 0.5
         new_loss = logistic_loss(w - eta * step, X, y, C, bias, a=a - eta * X_step)
-    return w - eta * step, new_loss, 0.5 * float(g @ step)
+    return w - eta * step, new_loss, 0.5 * float(slope)
 
 
 class LogisticRegression(LinearClassifier):

@@ -238,7 +238,7 @@ def minover_run(fields, rows, counts, n_features, sq_norm, t, stop, tol):
     (2, [1.0, 1.0])
     """
     lower, upper = -np.inf, np.inf
-    mu = np.argmin(fields)  # the least stable example
+    mu = least_stable(fields)  # the least stable example
     while True:
         if t > 0:  # the certificate of the current w, after t updates
             norm = np.sqrt(sq_norm) if sq_norm > 0 else np.inf  # 0 only for zero examples
@@ -375,8 +375,9 @@ def minover_batch(gram, n_features, *, max_iter, tol=None, record=False):
     """
     gram = np.asarray(gram, dtype=float)
     B, P, _ = gram.shape
-    if record is None or isinstance(record, bool):
-        stops = sorted(_history_steps(max_iter) | {max_iter}) if record else [max_iter]
+    keep = record is not None and record is not False  # a history to return
+    if not keep or record is True:
+        stops = sorted(_history_steps(max_iter) | {max_iter}) if keep else [max_iter]
     else:
         stops = sorted({int(t) for t in record} | {max_iter})
         if stops[0] < 1 or stops[-1] > max_iter:
@@ -397,7 +398,7 @@ def minover_batch(gram, n_features, *, max_iter, tol=None, record=False):
         sq_norm[b], n_iter[b] = sq, t
     out = dict(counts=counts, fields=fields, sq_norm=sq_norm, n_iter=n_iter, lower=lower[-1],
                upper=upper[-1], converged=converged)
-    if record is not None and record is not False:
+    if keep:
         out["history"] = (np.array(stops), lower, upper)
     return out
 

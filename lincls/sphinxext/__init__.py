@@ -7,8 +7,8 @@
   (``make pdf``, ``make student-pdf``);
 - :mod:`.binder` keeps the notebooks' math macros (read by JupyterLab) in step with
   ``_config.yml``, and runs every cell above a markdown cell before rendering it;
-- :mod:`.execution` runs the chapters on every core (one reading process per core, one
-  BLAS thread per kernel), stops each kernel as soon as its chapter has run, and names the
+- :mod:`.execution` runs the chapters side by side (a reading process per core and one
+  more, one BLAS thread per kernel), stops each kernel as soon as its chapter has run, and names the
   failing cell when a chapter raises.
 
 They import Sphinx and docutils, the build-time dependencies of the ``book`` extra

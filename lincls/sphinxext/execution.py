@@ -28,9 +28,10 @@ this extension sets it from the configuration value ``lincls_read_jobs`` (in
 core and one more. Each process runs its chapters one after the other, each in its own
 kernel, as a serial build does; the pages do not depend on how the chapters were shared
 out. The extra process works while the others wait: a reading process idles while its
-kernel starts and between cells, and its kernel idles while it renders. Measured cold on
-2 cores (``rm -rf _build; make book``): 92-93 s with 2 processes, 81-83 s with 3, 82 s
-with 4.
+kernel starts and between cells, and its kernel idles while it renders. Measured cold
+(``rm -rf _build; make book``) on a 2-core machine whose speed drifted by up to a fifth
+between runs: 84-89 s with 2 processes and 81-83 s with 3 while it was steady, 73-75 s
+with 3 when it was quiet; in its noisiest stretch either count took 86-96 s.
 
 Sphinx reads in parallel only when every extension declares that it may. Two of the
 extensions Jupyter Book loads say nothing, so Sphinx would warn and read serially (and
