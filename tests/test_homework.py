@@ -630,3 +630,21 @@ def test_grading_version_holds_the_teachers_values(tmp_path):
     )
     student = nbformat.read(tmp_path / "student" / "hw.ipynb", as_version=4)
     assert "expected" not in student.cells[4].source
+
+
+@pytest.mark.slow
+def test_a_kernel_that_dies_is_reported_as_such_not_as_a_bad_notebook(tmp_path):
+    # e.g. OPENBLAS_CORETYPE names a kernel this CPU lacks: SIGILL at the first BLAS call
+    nb = hidden_notebook(
+        "from lincls.homework import expected\n"
+        "import os, signal\nos.kill(os.getpid(), signal.SIGILL)",
+        "assert training_mistakes == expected('m', training_mistakes)",
+    )
+    src = tmp_path / "src"
+    src.mkdir()
+    nbformat.write(nb, src / "hw.ipynb")
+    with pytest.raises(hw.KernelDied, match="killed by SIGILL .*not an error in the notebook"):
+        hw.release(src, tmp_path / "student", grading=tmp_path / "grading")
+    with pytest.raises(hw.KernelDied, match="SIGILL"):
+        hw.rehearse(src / "hw.ipynb")
+    assert not (tmp_path / "student").exists()

@@ -62,6 +62,9 @@ def test_one_range_everywhere():
     assert f'requires-python = ">=3.{PY_MIN}"' in pyproject
     readme = (ROOT / "README.md").read_text()
     assert f"Python 3.{PY_MIN}" in readme and f"3.{PY_MAX}" in readme
+    versions = ", ".join(f"3.{m}" for m in range(PY_MIN, PY_MAX))  # the troubleshooting page
+    page = (ROOT / "book" / "troubleshooting.md").read_text()
+    assert f"Python {versions} or 3.{PY_MAX}," in page, "troubleshooting.md: Python range"
 
 
 @pytest.mark.parametrize("minor", range(PY_MIN - 2, PY_MIN))

@@ -17,7 +17,15 @@ from pathlib import Path
 
 from . import answers
 from .autograde import TIMEOUT, autograde
-from .notebook import HomeworkError, MalformedHomework, _notebooks, describe, validate
+from .notebook import (
+    HomeworkError,
+    KernelDied,
+    MalformedHomework,
+    _notebooks,
+    describe,
+    execute,
+    validate,
+)
 from .release import rehearse, release
 from .site import StudentSiteError, build_student_site
 
@@ -31,9 +39,9 @@ def _record_notebooks(paths, registry):
     try:
         for path in paths:
             nb = nbformat.read(path, as_version=4)
-            nbclient.NotebookClient(
-                nb, timeout=600, resources={"metadata": {"path": str(Path(path).parent)}}
-            ).execute(stderr=subprocess.DEVNULL)  # the kernel's own log lines
+            client = nbclient.NotebookClient(
+                nb, timeout=600, resources={"metadata": {"path": str(Path(path).parent)}})
+            execute(client, path, stderr=subprocess.DEVNULL)  # the kernel's own log lines
             print(f"recorded the answers of {path}")
     finally:
         del os.environ[answers.RECORD_ENV]
@@ -204,9 +212,11 @@ def _parser():
     return parser
 
 
-#: Errors that are the user's to fix: one line (or one list) on stderr, exit status 1.
+#: Errors that are the user's to fix, or the machine's (a kernel that died): one line (or
+#: one list) on stderr, exit status 1.
 EXPECTED_ERRORS = (
-    MalformedHomework, HomeworkError, StudentSiteError, FileNotFoundError, ValueError,
+    MalformedHomework, HomeworkError, KernelDied, StudentSiteError, FileNotFoundError,
+    ValueError,
     json.JSONDecodeError, OSError, subprocess.CalledProcessError,
 )
 

@@ -32,6 +32,8 @@ from pathlib import Path
 
 import numpy as np
 
+from .notebook import execute
+
 EXPECTED_ENV = "LINCLS_RECORD_EXPECTED"
 #: lincls modules whose names a hidden test may use: data, not answers.
 DATA_MODULES = ("lincls.datasets",)
@@ -257,13 +259,14 @@ def record_expected(nb, path, timeout=600):
         os.environ[EXPECTED_ENV] = str(record)
         try:
             copy = nbformat.from_dict(json.loads(json.dumps(nb)))
-            nbclient.NotebookClient(
+            client = nbclient.NotebookClient(
                 copy, timeout=timeout, record_timing=False,
                 resources={"metadata": {"path": str(Path(path).parent)}},
                 # every value is written when it is computed: stop the kernel at once
                 # rather than wait a second or two for it to exit
                 shutdown_kernel="immediate",
-            ).execute(stderr=subprocess.DEVNULL)  # the kernel's own log lines
+            )
+            execute(client, path, stderr=subprocess.DEVNULL)  # the kernel's own log lines
         finally:
             if old is None:
                 del os.environ[EXPECTED_ENV]

@@ -100,6 +100,45 @@ class MalformedHomework(ValueError):
         super().__init__("\n".join(lines))
 
 
+class KernelDied(RuntimeError):
+    """The kernel running a notebook died: the machine or its libraries failed, not the
+    notebook. ``status`` is the kernel's exit status (negative: the signal that killed it).
+    """
+
+    def __init__(self, path, status):
+        self.path, self.status = str(path), status
+        if status is not None and status < 0:
+            import signal
+
+            how = f"was killed by {signal.Signals(-status).name}"
+            if -status == signal.SIGILL:
+                how += (" (an instruction this CPU lacks: e.g. OPENBLAS_CORETYPE names a "
+                        "kernel the CPU cannot run)")
+        else:
+            how = "died" + ("" if status is None else f" with exit status {status}")
+        super().__init__(f"{path}: the Python kernel {how}; this is not an error in the "
+                         "notebook")
+
+
+def execute(client, path, **kwargs):
+    """``client.execute(**kwargs)`` (an ``nbclient.NotebookClient``), with a kernel that
+    dies raised as :class:`KernelDied` instead of nbclient's ``DeadKernelError``."""
+    from nbclient.exceptions import DeadKernelError
+
+    status = []
+    client.on_notebook_error = lambda **_: status.append(exit_status(client))
+    try:
+        return client.execute(**kwargs)
+    except DeadKernelError as exc:
+        raise KernelDied(path, status[0] if status else None) from exc
+
+
+def exit_status(client):
+    """The exit status of a client's kernel process, or None while it runs or if unknown."""
+    process = getattr(getattr(client.km, "provisioner", None), "process", None)
+    return None if process is None else process.poll()
+
+
 # ---------------------------------------------------------------------------------
 # Reading and validating teacher notebooks
 # ---------------------------------------------------------------------------------

@@ -20,12 +20,14 @@ from .notebook import (
     SOLUTION_ONLY_TAG,
     TEXT_STUB,
     HomeworkError,
+    KernelDied,
     MalformedHomework,
     _check_notebook,
     _notebooks,
     _read,
     _regions,
     _source_lines,
+    exit_status,
     is_grade_cell,
     is_solution_cell,
 )
@@ -205,6 +207,8 @@ def _variants(notebooks, rel, secret, students, grading):
                 except HomeworkError as exc:
                     errors.append(exc)
                     continue
+                except KernelDied:
+                    raise  # the machine failed, not the notebook
                 except Exception as exc:  # a failing teacher notebook, in one line
                     first = (str(exc).strip().splitlines() or [type(exc).__name__])[-1]
                     errors.append(HomeworkError(path, f"the teacher notebook failed to run "
@@ -248,6 +252,8 @@ def _grading_version(nb, path):
         return nb
     try:
         values = record_expected(nb, path)
+    except KernelDied:
+        raise  # the machine failed, not the notebook
     except Exception as exc:  # a failing teacher notebook, in one line
         first = (str(exc).strip().splitlines() or [type(exc).__name__])[-1]
         raise HomeworkError(path, f"the teacher notebook failed to run: {first}") from exc
@@ -325,9 +331,8 @@ def rehearse(path, timeout=600):
         or "other"), ``error`` (the exception name the student version raised, or
         None) and, for answer cells, ``teacher_error``.
     """
-    import copy
-
     import nbclient
+    from nbclient.exceptions import DeadKernelError
 
     teacher = _read(path)
     student = release_notebook(teacher, path)
@@ -340,21 +345,30 @@ def rehearse(path, timeout=600):
     )
     results = []
     with client.setup_kernel(stderr=subprocess.DEVNULL):  # the kernel's own log lines
-        for index, cell in enumerate(student.cells):
-            if cell.cell_type != "code":
-                continue
-            client.execute_cell(cell, index)
-            role = "other"
-            if is_solution_cell(cell):
-                role = "answer"
-            elif is_grade_cell(cell):
-                role = "test"
-            result = {"cell": index, "role": role, "error": _error_name(cell)}
-            if role == "answer":
-                solved = copy.deepcopy(teacher.cells[index])
-                solved.outputs = []
-                client.execute_cell(solved, index)
-                result["teacher_error"] = _error_name(solved)
-            results.append(result)
+        try:
+            _rehearse_cells(client, teacher, student, results)
+        except DeadKernelError as exc:
+            raise KernelDied(path, exit_status(client)) from exc
     return results
+
+
+def _rehearse_cells(client, teacher, student, results):
+    import copy
+
+    for index, cell in enumerate(student.cells):
+        if cell.cell_type != "code":
+            continue
+        client.execute_cell(cell, index)
+        role = "other"
+        if is_solution_cell(cell):
+            role = "answer"
+        elif is_grade_cell(cell):
+            role = "test"
+        result = {"cell": index, "role": role, "error": _error_name(cell)}
+        if role == "answer":
+            solved = copy.deepcopy(teacher.cells[index])
+            solved.outputs = []
+            client.execute_cell(solved, index)
+            result["teacher_error"] = _error_name(solved)
+        results.append(result)
 
