@@ -99,10 +99,12 @@ def newton_step(w, loss, X, y, C=np.inf, bias=True):
     Defined in chapter "The losses of the margin".
 
     ``loss`` is L(w̃), known from the step before. The step length η starts at 1 and is
-    halved until the loss decreases enough (Armijo's rule), which in exact arithmetic makes
-    the iteration converge from any start when a minimizer exists; below η = 1e-10 the
-    halving gives up and the step is taken as it is. Returns the new weights, their loss,
-    and the Newton decrement ∇Lᵀ H⁻¹ ∇L / 2, the decrease the step predicts.
+    halved until the loss decreases enough (Armijo's rule). When the Hessian is positive
+    definite (the x̃ᵢ span the space, or C is finite) and a minimizer exists, this makes
+    the iteration converge from any start in exact arithmetic; a singular Hessian gets a
+    tiny ridge. Below η = 1e-10 the halving gives up and the step is taken as it is.
+    Returns the new weights, their loss, and the Newton decrement ∇Lᵀ H⁻¹ ∇L / 2, the
+    decrease the step predicts.
 
     Examples
     --------

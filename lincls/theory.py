@@ -391,9 +391,14 @@ def cover_fraction(P, N):
 
     Examples
     --------
-    >>> float(cover_fraction(20, 10))           # exactly one half at P = 2N
-    0.5
-    >>> float(cover_fraction(6, 3)) == cover_count(6, 3) / 2**6
+    At P = 2N exactly half of the labellings are separable: the integer count shows it
+    exactly. The binomial distribution function is evaluated in floating point, so the
+    fraction equals one half only up to a rounding error in its last bits (either side,
+    depending on P), and is compared within a tolerance:
+
+    >>> 2 * cover_count(20, 10) == 2**20, abs(cover_fraction(20, 10) - 0.5) < 1e-12
+    (True, True)
+    >>> abs(cover_fraction(6, 3) - cover_count(6, 3) / 2**6) < 1e-12
     True
     """
     P, N = _check_counts(P, N)
