@@ -12,10 +12,12 @@ errors per grid point.
 
 * **Seeds.** The cell at grid position (i, j, ..., r) gets the seed
   ``numpy.random.SeedSequence(seed, spawn_key=(i, j, ..., r))``: it depends on the position
-  only, never on the order in which cells run or on how they are split among workers, so a
-  sweep gives the same numbers bit for bit serially, on all local cores and on a cluster.
-  Every cell runs on one BLAS thread (the cores are used by running cells side by side),
-  which also keeps the floating-point summation order the same everywhere.
+  only, never on the order in which cells run or on how they are split among workers.
+  Every cell runs on one BLAS thread (the cores are used by running cells side by side).
+  So a sweep gives the same numbers bit for bit serially, on all local cores, and on a
+  cluster whose workers have the same CPU kernels (OpenBLAS picks its kernel per
+  processor, numba compiles for the host) and the same library builds; elsewhere results
+  may differ in the last bits of rounding.
 * **Parallelism** is joblib's: ``n_jobs=-1`` (the default) uses every local core; inside
   ``joblib.parallel_config(backend="dask")`` with a ``distributed.Client`` the same call
   runs on a Dask cluster.
