@@ -1,7 +1,7 @@
 # Two commands do all the set-up on a fresh machine:
 #   make book   builds the website into _build/html
-#   make test   runs every test layer (lint, lincls, homework, book build, PDFs, student site,
-#               browser, other Pythons and the route without make)
+#   make test   runs every test layer (lint, lincls, homework, book build, other CPU kernels,
+#               PDFs, student site, browser, other Pythons and the route without make)
 #   make student-book  builds the student edition (no solutions) into _build/student/html
 #   make pdf / make student-pdf  the teacher / student edition as one PDF into _build/pdf
 SHELL := /bin/bash
@@ -19,8 +19,8 @@ export PYDEVD_DISABLE_FILE_VALIDATION := 1
 BOOK_FLAGS := -n -W --keep-going
 NBVAL := --nbval -p no:cacheprovider --nbval-sanitize-with tests/sanitize.cfg
 
-.PHONY: book test lint unit homework release book-clean student-book nbgrader student-test browser \
-        pythons chromium poppler pdf student-pdf pdf-test bench clean
+.PHONY: book test lint unit homework release book-clean portability student-book nbgrader \
+        student-test browser pythons chromium poppler pdf student-pdf pdf-test bench clean
 
 # Before any install, `make book`/`make test` stop with one line when the interpreter (the
 # venv's, once it exists) is outside PY_MIN..PY_MAX. Plain `python -c`: any Python runs it.
@@ -81,8 +81,8 @@ book: $(VENV)/.installed-book
 
 ## make test: all test layers, in order
 test: $(VENV)/.installed-dev
-	$(MAKE) --no-print-directory lint unit homework release nbgrader book-clean pdf student-book \
-	  student-pdf student-test pdf-test browser pythons
+	$(MAKE) --no-print-directory lint unit homework release nbgrader book-clean portability pdf \
+	  student-book student-pdf student-test pdf-test browser pythons
 
 lint:
 	$(BIN)/ruff check .
@@ -90,10 +90,12 @@ lint:
 unit:
 	$(BIN)/pytest
 
-## homework: nbval on the teacher notebooks, twice: their outputs must be reproducible
+## homework: nbval on the teacher notebooks, twice: their outputs must be reproducible, and
+## the second time under OpenBLAS's generic x86-64 kernel (Prescott), since a student's CPU
+## picks other kernels than this one (`make portability` checks them under a third)
 homework:
 	$(BIN)/pytest $(NBVAL) book/homework
-	$(BIN)/pytest $(NBVAL) book/homework
+	OPENBLAS_CORETYPE=Prescott $(BIN)/pytest $(NBVAL) book/homework
 
 ## release: validate and release the homework (student versions, and grading versions
 ## whose hidden tests hold the values of the teacher's solution); the student versions
@@ -143,6 +145,13 @@ book-clean:
 	rm -rf _build
 	$(BIN)/jupyter-book build . $(BOOK_FLAGS)
 	$(BIN)/pytest -m site tests/test_site.py
+
+## portability: every chapter under three OpenBLAS kernels this CPU runs (its default with
+## two BLAS threads, Prescott, one more with numba's generic CPU), in parallel: each must
+## run, and its prose numbers must read the same (declared timings aside); the homework
+## passes nbval under the third (tests/test_portability.py)
+portability:
+	$(BIN)/pytest -m portability --timeout 3600 tests/test_portability.py
 
 ## make browser: the built site (and the student site, after student-book) in headless
 ## Chromium with axe-core, keyboard and dark-mode checks, and the Binder path in JupyterLab
