@@ -22,6 +22,7 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ._base import LinearClassifier, augment, labels_to_signs
+from .perceptron import is_mistake
 
 __all__ = ["MARGIN_LOSSES", "voted_perceptron_epoch", "voted_perceptron_run",
            "AveragedPerceptron", "VotedPerceptron", "FisherDiscriminant"]
@@ -62,7 +63,7 @@ def voted_perceptron_epoch(w, count, total, X, y, mistakes):
     """
     made = 0
     for i in range(len(y)):
-        if y[i] * (X[i] @ w) <= 0.0:             # a mistake: retire (w_k, c_k)
+        if is_mistake(w, X[i], y[i]):            # a mistake: retire (w_k, c_k)
             total += count[0] * w
             mistakes.append((i, count[0]))
             w += y[i] * X[i]                     # w_{k+1} = w_k + y_i x̃_i
