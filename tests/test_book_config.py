@@ -148,3 +148,21 @@ def test_the_pdf_contents_list_every_part_and_chapter():
     toc = yaml.safe_load((ROOT / "_toc.yml").read_text())
     assert [p["caption"] for p in parts] == [p["caption"] for p in toc["parts"]]
     assert [c for p in parts for c in p["chapters"]] == toc_files()[1:]
+
+
+def test_notation_chapter_lists_match_the_toc():
+    """book/notation.md names chapters with {doc}: each must be in _toc.yml, every chapter
+    of the numbered parts must appear, and its "Part III" must be the TOC's Part III."""
+    toc = yaml.safe_load((ROOT / "_toc.yml").read_text())
+    text = (ROOT / "book" / "notation.md").read_text()
+    named = re.findall(r"\{doc\}`([\w-]+)`", text)
+    pages = {Path(f).name for f in toc_files()}
+    assert set(named) <= pages, f"not in _toc.yml: {sorted(set(named) - pages)}"
+    numbered = [Path(c["file"]).name for p in toc["parts"] if p.get("numbered")
+                for c in p["chapters"]]
+    assert set(numbered) <= set(named), f"missing: {sorted(set(numbered) - set(named))}"
+    (part3,) = [p for p in toc["parts"] if p["caption"].startswith("Part III")]
+    definition = re.search(r'"Part\s+III"\s+means\s+the\s+chapters(.*?)\.\s', text, re.S)
+    assert definition, 'notation.md must say which chapters "Part III" means'
+    assert re.findall(r"\{doc\}`([\w-]+)`", definition.group(1)) == [
+        Path(c["file"]).name for c in part3["chapters"]]
