@@ -106,15 +106,23 @@ def test_the_fork_holds_the_teachers_url(adopted):
     assert yaml.safe_load((clone / "_config.yml").read_text())["repository"]["url"] == TEACHER_URL
 
 
+def repository_text(repo):
+    """Every file of a working tree (.git aside), letters and digits only."""
+    return "\n".join(norm(p.read_text(encoding="utf-8", errors="ignore"))
+                     for p in sorted(repo.rglob("*"))
+                     if p.is_file() and ".git" not in p.relative_to(repo).parts)
+
+
 def test_the_student_repository_holds_no_solution(adopted):
     checkout = adopted["checkout"]
     secrets, pictures = secrets_and_pictures()
-    shipped = "\n".join(norm(p.read_text(encoding="utf-8", errors="ignore"))
-                        for p in sorted(checkout.rglob("*"))
-                        if p.is_file() and ".git" not in p.relative_to(checkout).parts)
+    shipped = repository_text(checkout)
     leaked = [(src.name, line) for src, line in secrets if norm(line) in shipped]
     assert not leaked, leaked[:10]
     assert not [src.name for src, pic in pictures if pic[:200] in shipped]
+    # as a control, the same search finds the solutions in the teacher's repository
+    teacher = repository_text(adopted["teacher"] / "book")
+    assert sum(norm(line) in teacher for _, line in secrets) == len(secrets)
     # the released homework is there, with its exercises left to do
     homework = sorted((checkout / "book" / "homework").glob("homework*.ipynb"))
     assert len(homework) == len(list((ROOT / "book" / "homework").glob("homework*.ipynb")))
@@ -128,9 +136,9 @@ def test_the_student_repository_is_the_student_edition(adopted):
     config = yaml.safe_load((checkout / "_config.yml").read_text())
     assert config["repository"]["url"] == STUDENT_URL
     assert config["title"].endswith("(student edition)")
-    assert TEACHER_URL not in "\n".join(p.read_text(errors="ignore")
-                                        for p in checkout.rglob("*") if p.is_file()
-                                        and ".git" not in p.relative_to(checkout).parts)
+    shipped = "\n".join(p.read_text(errors="ignore") for p in checkout.rglob("*")
+                        if p.is_file() and ".git" not in p.relative_to(checkout).parts)
+    assert not re.search(re.escape(TEACHER_URL) + r"(?![\w-])", shipped)
     for name in ("LICENSE", "LICENSE-content", "CITATION.cff", "CHANGELOG.md"):
         assert (checkout / name).read_text() == (ROOT / name).read_text(), name
     # one commit, and a second `make student-repo` with nothing new pushes nothing
