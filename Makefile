@@ -178,13 +178,13 @@ clean:
 
 # EDITION=student picks the student edition (make pages, make publish); its site and PDF:
 EDITION ?= teacher
-SITE ?= $(if $(filter student,$(EDITION)),_build/student/html,_build/html)
+SITE = $(if $(filter student,$(EDITION)),_build/student/html,_build/html)
 SITE_PDF := $(if $(filter student,$(EDITION)),$(STUDENT_PDF),$(PDF))
 
 ## make pages [EDITION=student]: build the edition's website and PDF and stage them in
 ## $(PAGES), the folder the Pages workflow uploads (PAGES_BUILD= stages what is built)
-PAGES ?= _build/pages
-PAGES_BUILD ?= $(if $(filter student,$(EDITION)),student-book student-pdf,book pdf)
+PAGES := _build/pages
+PAGES_BUILD = $(if $(filter student,$(EDITION)),student-book student-pdf,book pdf)
 pages: | $(VENV)/.installed-dev
 	$(if $(PAGES_BUILD),$(MAKE) --no-print-directory $(PAGES_BUILD))
 	$(PY) -m lincls.homework publish $(SITE) --stage $(PAGES) --pdf $(SITE_PDF)
@@ -213,7 +213,7 @@ edition-check: | $(VENV)/.installed-book
 	$(PY) -m lincls.homework edition $(if $(TAG),--tag $(TAG))
 
 ## make dist: the lincls wheel and sdist into $(DIST)
-DIST ?= _build/dist
+DIST := _build/dist
 dist: | $(VENV)/.installed-dev
 	rm -rf $(DIST)
 	$(PY) -m build --outdir $(DIST) .
@@ -221,9 +221,9 @@ dist: | $(VENV)/.installed-dev
 ## make release-assets: what a release attaches, in $(ASSETS): the lincls wheel and sdist and
 ## both PDFs, and the edition's section of CHANGELOG.md in $(NOTES) (RELEASE_BUILD= takes
 ## the PDFs already built)
-ASSETS ?= _build/assets
-NOTES ?= _build/release-notes.md
-RELEASE_BUILD ?= book pdf student-book student-pdf
+ASSETS := _build/assets
+NOTES := _build/release-notes.md
+RELEASE_BUILD := book pdf student-book student-pdf
 release-assets: | $(VENV)/.installed-dev
 	$(if $(RELEASE_BUILD),$(MAKE) --no-print-directory $(RELEASE_BUILD))
 	$(MAKE) --no-print-directory dist DIST=$(ASSETS)
