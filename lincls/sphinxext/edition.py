@@ -27,7 +27,8 @@ CLASS = "lincls-edition"
 
 
 def footer_html(title, edition, about=None):
-    """The footer's paragraph: edition, licenses, and (with ``about``) links to that page.
+    """The footer's paragraph: edition, licenses, and (unless ``about`` is None) links to
+    the sections of the page ``about`` (``""``: this page).
 
     Examples
     --------
@@ -36,8 +37,9 @@ def footer_html(title, edition, about=None):
     """
     link = 'style="text-decoration: underline"'
     changes = (f' (<a {link} href="{html.escape(about)}#changes-between-editions">what '
-               "changed</a>)" if about else "")
-    cite = f' <a {link} href="{html.escape(about)}#how-to-cite">How to cite</a>.' if about else ""
+               "changed</a>)" if about is not None else "")
+    cite = (f' <a {link} href="{html.escape(about)}#how-to-cite">How to cite</a>.'
+            if about is not None else "")
     return (f'<p class="{CLASS}">{html.escape(title)}, edition {html.escape(edition)}{changes}. '
             f'Text, figures and exercises: <a {link} href="{CC_BY}" rel="license">CC BY 4.0</a>;'
             f' code: <a {link} href="{MIT}" rel="license">MIT</a>.{cite}</p>')
@@ -54,7 +56,12 @@ def check_edition(app, config):
 
 
 def add_footer(app, pagename, templatename, context, doctree):
-    about = context["pathto"](ABOUT) if ABOUT in app.env.found_docs else None
+    about = None
+    if ABOUT in app.env.found_docs:
+        # on the page itself, and on the single page the PDF is printed from, the
+        # sections are on the same page
+        same = pagename == ABOUT or app.builder.name == "singlehtml"
+        about = "" if same else context["pathto"](ABOUT)
     title = context.get("docstitle") or app.config.project
     # sphinx-book-theme shows the theme option extra_footer under every page
     context["theme_extra_footer"] = footer_html(title, str(app.config.release), about)
