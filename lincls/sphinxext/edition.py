@@ -62,7 +62,9 @@ def add_footer(app, pagename, templatename, context, doctree):
         # sections are on the same page
         same = pagename == ABOUT or app.builder.name == "singlehtml"
         about = "" if same else context["pathto"](ABOUT)
-    title = context.get("docstitle") or app.config.project
+    # html_title is the book's title (Jupyter Book sets it; the singlehtml builder's
+    # docstitle is not)
+    title = app.config.html_title or context.get("docstitle") or app.config.project
     # sphinx-book-theme shows the theme option extra_footer under every page
     context["theme_extra_footer"] = footer_html(title, str(app.config.release), about)
 
