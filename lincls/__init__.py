@@ -65,7 +65,7 @@ def __dir__():
     return sorted(set(globals()) | set(_EXPORTS))
 
 
-__version__ = "0.1.0"
+__version__ = "2026.1"  # the book's edition (_config.yml's release)
 __all__ = [
     # estimators, in the order of the book
     "LinearDiscriminant", "Perceptron", "Pocket", "ModifiedPerceptron", "Hebb", "Minover",

@@ -14,6 +14,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
+import yaml
 from chromium import require
 from test_book_config import toc_files
 from test_student_site import norm, secrets_and_pictures
@@ -95,7 +96,6 @@ def test_every_chapter_title_and_part_is_in_the_text(text):
     flat = norm(text)
     missing = [name for name in toc_files() if norm(chapter_title(name)) not in flat]
     assert not missing, missing
-    import yaml
 
     toc = yaml.safe_load((ROOT / "_toc.yml").read_text())
     assert all(norm(part["caption"]) in flat for part in toc["parts"])
@@ -230,3 +230,11 @@ def test_each_site_offers_its_own_pdf_only(edition):
     if name == "student":
         assert not any(other in p.read_text(encoding="utf-8") for p in pages)
         assert not (site / other).exists()
+
+
+def test_the_front_matter_names_the_edition_and_the_licenses(edition, text):
+    """The page after the title: the footer's paragraph (lincls.sphinxext.edition)."""
+    release = yaml.safe_load((ROOT / "_config.yml").read_text())["sphinx"]["config"]["release"]
+    front = " ".join(text[: text.index("Contents")].split())
+    assert f"edition {release}" in front, front[-600:]
+    assert "Text, figures and exercises: CC BY 4.0; code: MIT." in front, front[-600:]

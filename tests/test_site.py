@@ -46,3 +46,29 @@ def test_chapters_show_their_computed_output():
     page = (HTML / "book" / "linear_discriminants.html").read_text()
     assert "14 of 16 gates are linearly separable" in page
     assert "Traceback" not in page
+
+
+def test_every_page_names_the_edition_and_the_licenses(pages):
+    """lincls.sphinxext.edition: the footer of every page, with links to book/about."""
+    import yaml
+
+    edition = yaml.safe_load((ROOT / "_config.yml").read_text())["sphinx"]["config"]["release"]
+    for page in sorted(pages - {"index"}):  # index.html only redirects to book/index
+        text = (HTML / f"{page}.html").read_text()
+        footer = re.search(r'<p class="lincls-edition">(.*?)</p>', text, re.S)
+        assert footer, f"{page}: no edition in the footer"
+        assert f"edition {edition}" in footer[1], page
+        assert "CC BY 4.0" in footer[1] and "MIT" in footer[1], page
+        about = "" if page == "book/about" else r'[^"#]*about\.html'
+        assert re.search(rf'href="{about}#how-to-cite"', footer[1]), page
+
+
+def test_the_about_page_shows_the_citation_and_the_changes():
+    about = (HTML / "book" / "about.html").read_text()
+    text = re.sub(r"<[^>]+>", "", about)
+    assert 'id="how-to-cite"' in about and 'id="changes-between-editions"' in about
+    newest = re.search(r"^## (\S+ \(\d{4}-\d\d-\d\d\))", (ROOT / "CHANGELOG.md").read_text(),
+                       re.M)[1]
+    assert newest in text  # the changelog is included
+    edition = re.search(r'release: "([^"]+)"', (ROOT / "_config.yml").read_text())[1]
+    assert "{{" not in text and f"This is edition {edition}" in " ".join(text.split())

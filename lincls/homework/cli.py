@@ -15,7 +15,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from . import answers
+from . import answers, publish
 from .autograde import TIMEOUT, autograde
 from .notebook import (
     HomeworkError,
@@ -27,7 +27,7 @@ from .notebook import (
     validate,
 )
 from .release import rehearse, release
-from .site import StudentSiteError, build_student_site
+from .site import StudentSiteError, build_student_site, make_student_sources
 
 
 def _record_notebooks(paths, registry):
@@ -136,8 +136,41 @@ def cmd_cost(args):
 
 
 def cmd_student_book(args):
+    if args.sources_only:
+        src = make_student_sources(args.root, Path(args.out) / "src", args.repository_url)
+        print(f"student sources: {src}")
+        return 0
     html = build_student_site(args.root, args.out, args.repository_url, builder=args.builder)
     print(f"student site: {html}/index.html")
+    return 0
+
+
+def cmd_publish(args):
+    if args.stage:
+        publish.stage_site(args.site, args.stage, pdf=args.pdf)
+    elif args.remote:
+        publish.publish_site(args.site, args.remote, branch=args.branch, pdf=args.pdf)
+    else:
+        raise publish.PublishError("name the git remote to publish to (or --stage DIR)")
+    return 0
+
+
+def cmd_student_repo(args):
+    publish.publish_sources(args.src, args.remote, branch=args.branch)
+    return 0
+
+
+def cmd_edition(args):
+    problems = publish.edition_problems(args.root, tag=args.tag)
+    for problem in problems:
+        print(f"error: {problem}", file=sys.stderr)
+    if problems:
+        return 1
+    number = next(iter(publish.editions(args.root).values()))
+    if args.notes:
+        print(f"wrote the notes of edition {number}: {publish.write_release_notes(args.notes)}")
+    print(f"edition {number}: the same number in " + ", ".join(publish.editions(args.root))
+          + (f"; the tag {args.tag} names it" if args.tag else ""))
     return 0
 
 
@@ -208,7 +241,31 @@ def _parser():
     p.add_argument("--repository-url", default=None)
     p.add_argument("--builder", default="html", choices=["html", "singlehtml"],
                    help="singlehtml: the one page `make student-pdf` prints (into OUT/singlehtml)")
+    p.add_argument("--sources-only", action="store_true",
+                   help="write the sources (OUT/src, the student repository) and build nothing")
     p.set_defaults(run=cmd_student_book)
+    p = sub.add_parser("publish", help="push a built website to the gh-pages branch of a git "
+                                       "remote (or stage it for GitHub's Pages actions)")
+    p.add_argument("site", help="the built website, e.g. _build/html")
+    p.add_argument("remote", nargs="?", default=None, help="a git URL or path")
+    p.add_argument("--branch", default="gh-pages")
+    p.add_argument("--pdf", default=None, metavar="NAME",
+                   help="the PDF the site must hold (its pages link it)")
+    p.add_argument("--stage", default=None, metavar="DIR",
+                   help="copy the website to DIR instead of pushing it")
+    p.set_defaults(run=cmd_publish)
+    p = sub.add_parser("student-repo", help="push the student sources to the branch Binder "
+                                            "builds from, as one more commit")
+    p.add_argument("src", help="the student sources, _build/student/src")
+    p.add_argument("remote", help="a git URL or path: the public student repository")
+    p.add_argument("--branch", default="main")
+    p.set_defaults(run=cmd_student_repo)
+    p = sub.add_parser("edition", help="check that the edition's number agrees everywhere")
+    p.add_argument("--root", default=".")
+    p.add_argument("--tag", default=None, help="the git tag of the release: v + the number")
+    p.add_argument("--notes", default=None, metavar="FILE",
+                   help="write the edition's section of CHANGELOG.md there (release notes)")
+    p.set_defaults(run=cmd_edition)
     return parser
 
 

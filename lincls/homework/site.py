@@ -205,9 +205,11 @@ def make_student_sources(root=".", dest="_build/student/src", repository_url=Non
                     ignore=lambda d, names: ignore(d, names) | (
                         set(names) if Path(d).resolve() == homework_src else set()))
     shutil.copytree(root / "lincls", dest / "lincls", ignore=ignore)  # literalinclude
-    # the files Binder needs to install the environment from the student repository
+    # the files Binder needs to install the environment from the student repository, the
+    # licenses and citation it is published under, and the changes (book/about.md shows them)
     for name in ("_toc.yml", "requirements.txt", "runtime.txt", "postBuild", "pyproject.toml",
-                 "README.md"):
+                 "README.md", "jupytext.toml", "LICENSE", "LICENSE-content", "CITATION.cff",
+                 "CHANGELOG.md", ".gitignore"):
         if (root / name).exists():
             shutil.copy2(root / name, dest / name)
     for path in sorted((dest / "book").rglob("*.md")):

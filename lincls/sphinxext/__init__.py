@@ -9,7 +9,8 @@
   ``_config.yml``, and runs every cell above a markdown cell before rendering it;
 - :mod:`.execution` runs the chapters side by side (a reading process per core and one
   more, one BLAS thread per kernel), stops each kernel as soon as its chapter has run, and names the
-  failing cell when a chapter raises.
+  failing cell when a chapter raises;
+- :mod:`.edition` puts the edition and the licenses in every page's footer.
 
 They import Sphinx and docutils, the build-time dependencies of the ``book`` extra
 (``pip install lincls[book]``).

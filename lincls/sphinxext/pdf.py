@@ -12,11 +12,13 @@ Two parts, one topic:
   headless Chromium (Debian's, driven by Playwright, as in the browser tests) once MathJax
   has typeset every formula and every widget is drawn. The jsDelivr files the page loads
   are answered from the local npm copies in ``.venv/vendor`` (``make pdf`` fetches them);
-  every other request is refused, so printing works offline. Before printing, a table of
-  contents (the parts of ``_toc.yml`` and their numbered chapters) follows the title page,
-  each part gets a page and a heading of its own (so the PDF's bookmarks show parts,
-  chapters and sections), every chapter starts a page, every solution dropdown is open,
-  and animation controls are hidden (an animation prints as its first frame).
+  every other request is refused, so printing works offline. Before printing, the page
+  after the title shows the edition and the licenses (the footer's paragraph, see
+  :mod:`.edition`), a table of contents (the parts of ``_toc.yml`` and their numbered
+  chapters) follows, each part gets a page and a heading of its own (so the PDF's
+  bookmarks show parts, chapters and sections), every chapter starts a page, every
+  solution dropdown is open, and animation controls are hidden (an animation prints as
+  its first frame).
 """
 
 from __future__ import annotations
@@ -176,6 +178,14 @@ _PREPARE = r"""([start, book]) => {
     // the contents go after the title page (the root page's text), before the first part
     const first = document.querySelector('h1.lincls-pdf-part');
     if (first) first.parentNode.insertBefore(toc, first);
+    // the front matter: the footer's edition and licenses, on the page after the title
+    const edition = document.querySelector('.lincls-edition');
+    if (edition && first) {
+        const front = document.createElement('section');
+        front.className = 'lincls-pdf-front';
+        front.appendChild(edition.cloneNode(true));
+        toc.parentNode.insertBefore(front, toc);
+    }
     document.querySelectorAll('#jb-print-docs-body').forEach(e => e.remove());
     // exercises' solutions and other dropdowns open; animation controls hidden
     document.querySelectorAll('details').forEach(d => { d.open = true; });
@@ -185,8 +195,9 @@ _PREPARE = r"""([start, book]) => {
     const style = document.createElement('style');
     style.textContent = `
         @page { size: A4; margin: 18mm 16mm 18mm 16mm; }
-        .lincls-pdf-toc, .lincls-pdf-part, span[id^="document-"] + section
-            { break-before: page; }
+        .lincls-pdf-toc, .lincls-pdf-part, .lincls-pdf-front,
+        span[id^="document-"] + section { break-before: page; }
+        .lincls-pdf-front { padding-top: 60vh; font-size: 0.9em; }
         .lincls-pdf-toc ul { list-style: none; padding-left: 1.2em; margin: 0; }
         .lincls-pdf-toc p.caption { font-weight: bold; margin: 0.8em 0 0.2em; }
         .lincls-pdf-toc a { text-decoration: none; color: inherit; }
