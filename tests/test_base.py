@@ -13,7 +13,7 @@ from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
-from lincls import LinearClassifier, augment, datasets, logic_gate, metrics
+from lincls import IterativeClassifier, LinearClassifier, augment, datasets, logic_gate, metrics
 from lincls.discriminant import LinearDiscriminant, is_linearly_separable, separating_weights
 from lincls.plotting import (
     BOOK_COLORS,
@@ -218,6 +218,38 @@ def test_the_public_names_are_imported_on_first_use():
             "in ('sklearn', 'numba', 'lincls.perceptron') if m in sys.modules))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]", out.stdout + out.stderr
+
+
+def _every_classifier():
+    """One instance of every classifier of lincls, and the other kernels and solvers."""
+    import inspect
+
+    from sklearn.base import ClassifierMixin
+
+    import lincls
+
+    bases = (LinearClassifier, IterativeClassifier, LinearDiscriminant)
+    classes = [getattr(lincls, name) for name in lincls.__all__]
+    return [cls() for cls in classes if inspect.isclass(cls) and issubclass(cls, ClassifierMixin)
+            and cls not in bases] + [lincls.LinearSVM(solver="smo"),
+                                     lincls.KernelSVM(kernel="linear"),
+                                     lincls.KernelPerceptron(kernel="linear")]
+
+
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")
+@pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
+@pytest.mark.parametrize("estimator", _every_classifier(), ids=repr)
+def test_overflowing_inputs_never_give_a_non_finite_model(estimator):
+    """Never lie: inputs near float64's largest value overflow the arithmetic of most fits;
+    the fit raises a ValueError that says so, or its model is finite."""
+    X = np.finfo(np.float64).max * np.random.default_rng(0).uniform(size=(10, 2))
+    try:
+        estimator.fit(X, [0, 1] * 5)
+    except ValueError as error:
+        assert "non-finite" in str(error) and "scale" in str(error), error
+        return
+    for name in ("coef_", "intercept_", "weights_", "alpha_", "dual_coef_"):
+        assert np.all(np.isfinite(getattr(estimator, name, 0.0))), name
 
 
 ITERATIVE = ["Perceptron", "Pocket", "ModifiedPerceptron", "Relaxation", "Adaline", "HoKashyap",
