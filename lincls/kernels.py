@@ -20,18 +20,16 @@ The loops are compiled with numba; with ``NUMBA_DISABLE_JIT=1`` they run as plai
 """
 
 import math
-import warnings
 from itertools import combinations_with_replacement
 from numbers import Integral, Real
 
 import numpy as np
 from numba import njit
 from sklearn.base import BaseEstimator, ClassifierMixin
-from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from ._base import IterativeMixin, check_finite, check_targets, labels_to_signs
+from ._base import IterativeMixin, check_finite, check_targets, labels_to_signs, warn_at_caller
 from ._blas import blas_threads_for
 
 __all__ = ["kernel_matrix", "polynomial_feature_map", "KernelPerceptron", "KernelSVM",
@@ -691,10 +689,6 @@ class KernelSVM(_KernelClassifier):
         # Σα - ½ αᵀQα with Qα = 1 - s∘v: the dual objective from the scores SMO keeps
         self.objective_ = float(0.5 * (alpha.sum() + alpha @ (s * v)))
         if not self.converged_:
-            _warn(f"KernelSVM stopped after max_iter={self.max_iter} SMO steps with KKT "
+            warn_at_caller(f"KernelSVM stopped after max_iter={self.max_iter} SMO steps with KKT "
                   f"violation {violation:.3g} > tol={self.tol}; increase max_iter or tol.")
         return self
-
-
-def _warn(message):
-    warnings.warn(message, ConvergenceWarning, stacklevel=3)

@@ -252,6 +252,43 @@ def test_overflowing_inputs_never_give_a_non_finite_model(estimator):
         assert np.all(np.isfinite(getattr(estimator, name, 0.0))), name
 
 
+def _fit(estimator, X, y):
+    return estimator.fit(X, y)  # the line a ConvergenceWarning must name
+
+
+def _every_warning_fit():
+    import lincls
+
+    bounded = ["Perceptron", "Pocket", "ModifiedPerceptron", "Relaxation", "Adaline",
+               "HoKashyap", "Minover", "AdaTron", "MulticlassPerceptron", "LinearSVM",
+               "LogisticRegression", "KernelPerceptron", "KernelSVM"]
+    return [getattr(lincls, name)(max_iter=1) for name in bounded] + [
+        lincls.LinearSVM(solver="smo", max_iter=1), lincls.Relaxation(mode="batch", max_iter=1)]
+
+
+@pytest.mark.parametrize("estimator", _every_warning_fit(), ids=repr)
+def test_convergence_warning_names_the_callers_line(estimator):
+    """The warning points at the line that called fit, not into lincls (nor at 'sys:1')."""
+    X, y, _ = datasets.teacher_student(60, 5, noise=0.2, random_state=0)
+    with pytest.warns(ConvergenceWarning) as record:
+        _fit(estimator, X, y)
+    where = {(w.filename, w.lineno) for w in record if w.category is ConvergenceWarning}
+    assert where == {(__file__, _fit.__code__.co_firstlineno + 1)}
+
+
+def _fractional_correction(X, y):
+    from lincls.relaxation import fractional_correction
+
+    return fractional_correction(X, y, max_iter=1)  # the line the warning must name
+
+
+def test_convergence_warning_of_a_function_names_the_callers_line():
+    with pytest.warns(ConvergenceWarning) as record:
+        _fractional_correction(*logic_gate("xor"))
+    line = _fractional_correction.__code__.co_firstlineno + 3
+    assert [(w.filename, w.lineno) for w in record] == [(__file__, line)]
+
+
 ITERATIVE = ["Perceptron", "Pocket", "ModifiedPerceptron", "Relaxation", "Adaline", "HoKashyap",
              "Minover", "AdaTron", "KernelPerceptron", "MulticlassPerceptron"]
 
