@@ -1,7 +1,8 @@
 # Two commands do all the set-up on a fresh machine:
 #   make book   builds the website into _build/html
-#   make test   runs every test layer (lint, lincls, homework, book build, other CPU kernels,
-#               PDFs, student site, browser, other Pythons and the route without make)
+#   make test   runs every test layer (lint, lincls, scikit-learn's tests on lincls, homework,
+#               book build, other CPU kernels, PDFs, student site, publishing, browser, other
+#               Pythons and the route without make)
 #   make student-book  builds the student edition (no solutions) into _build/student/html
 #   make pdf / make student-pdf  the teacher / student edition as one PDF into _build/pdf
 SHELL := /bin/bash
@@ -19,8 +20,8 @@ export PYDEVD_DISABLE_FILE_VALIDATION := 1
 BOOK_FLAGS := -n -W --keep-going
 NBVAL := --nbval -p no:cacheprovider --nbval-sanitize-with tests/sanitize.cfg
 
-.PHONY: book test lint unit homework release book-clean portability student-book nbgrader \
-        student-test browser pythons chromium poppler pdf student-pdf pdf-test bench clean
+.PHONY: book test lint unit sklearn homework release book-clean portability student-book \
+        nbgrader student-test browser pythons chromium poppler pdf student-pdf pdf-test bench clean
 
 # Before any install, `make book`/`make test` stop with one line when the interpreter (the
 # venv's, once it exists) is outside PY_MIN..PY_MAX. Plain `python -c`: any Python runs it.
@@ -90,14 +91,19 @@ book: $(VENV)/.installed-book
 
 ## make test: all test layers, in order
 test: $(VENV)/.installed-dev
-	$(MAKE) --no-print-directory lint unit homework release nbgrader book-clean portability pdf \
-	  student-book student-pdf student-test publishing pdf-test browser pythons
+	$(MAKE) --no-print-directory lint unit sklearn homework release nbgrader book-clean portability \
+	  pdf student-book student-pdf student-test publishing pdf-test browser pythons
 
 lint:
 	$(BIN)/ruff check .
 
 unit:
 	$(BIN)/pytest
+
+## sklearn: scikit-learn's own tests of the perceptron, logistic regression, SVMs, PCA, ridge
+## (least squares) and SGD (Adaline), edited to run on lincls (see tests/sklearn_suite.py)
+sklearn:
+	$(BIN)/pytest -m sklearn_suite tests/test_sklearn_suite.py
 
 ## homework: nbval on the teacher notebooks, twice: their outputs must be reproducible, and
 ## the second time under OpenBLAS's generic x86-64 kernel (Prescott), since a student's CPU

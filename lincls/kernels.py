@@ -20,18 +20,16 @@ The loops are compiled with numba; with ``NUMBA_DISABLE_JIT=1`` they run as plai
 """
 
 import math
-import warnings
 from itertools import combinations_with_replacement
 from numbers import Integral, Real
 
 import numpy as np
 from numba import njit
 from sklearn.base import BaseEstimator, ClassifierMixin
-from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from ._base import IterativeMixin, check_targets, labels_to_signs
+from ._base import IterativeMixin, check_finite, check_targets, labels_to_signs, warn_at_caller
 from ._blas import blas_threads_for
 
 __all__ = ["kernel_matrix", "polynomial_feature_map", "KernelPerceptron", "KernelSVM",
@@ -158,6 +156,11 @@ def known_kernel(K):
     n = len(K)
     return (np.ascontiguousarray(K, dtype=np.float64), np.arange(n + 1, dtype=np.int64),
             np.zeros((n, 1)), 0, 0.0, 0, 0.0, 0.0)
+
+
+def rows_made(K):
+    """The rows of a lazy Gram matrix (the tuple of :func:`_kernel_row`) computed so far."""
+    return K[0][:K[1][-1]]
 
 
 def _kernel_diagonal(X, kind, gamma, degree, coef0):
@@ -426,7 +429,10 @@ class _KernelClassifier(ClassifierMixin, BaseEstimator):
         """The Gram matrix as (rows, slot, X, kind, γ, d, c₀, shift), rows made on demand."""
         return lazy_kernel(X, _KINDS[self.kernel], self._gamma, self.degree, self.coef0, shift)
 
-    def _store_support(self, X, y, alpha, b):
+    def _store_support(self, X, y, K, alpha, b):
+        # inputs near float64's largest value overflow the kernel (or make gamma="scale" 0,
+        # and exp(-0 · inf) NaN): a ValueError, as in scikit-learn, not a model of NaNs
+        check_finite(self, X, "kernel matrix or dual coefficients", rows_made(K), alpha, b)
         self.alpha_ = alpha
         self.support_ = np.flatnonzero(alpha > 0)
         self.support_vectors_ = X[self.support_]
@@ -448,7 +454,9 @@ class _KernelClassifier(ClassifierMixin, BaseEstimator):
         X = validate_data(self, X, reset=False, dtype=np.float64)
         if len(self.support_) == 0:
             return np.full(len(X), self.intercept_[0])
-        return self._kernel(X, self.support_vectors_) @ self.dual_coef_[0] + self.intercept_[0]
+        f = self._kernel(X, self.support_vectors_) @ self.dual_coef_[0] + self.intercept_[0]
+        check_finite(self, X, "kernel values", f)
+        return f
 
     def predict(self, X):
         """``classes_[1]`` where f(x) > 0, else ``classes_[0]``."""
@@ -562,7 +570,8 @@ class KernelPerceptron(IterativeMixin, _KernelClassifier):
             del self._callback
         alpha = state["alpha"]
         self.t_ = int(self.history_["errors"].sum())
-        self._store_support(X, y, alpha, float(alpha @ y) if self.fit_intercept else 0.0)
+        self._store_support(X, y, state["K"], alpha,
+                            float(alpha @ y) if self.fit_intercept else 0.0)
         return self
 
     def _callback_weights(self, state):
@@ -676,14 +685,10 @@ class KernelSVM(_KernelClassifier):
                 lo = v[low].min() if np.any(low) else 0.0
                 b = 0.5 * float(hi + lo)
             b = -b                                       # back to classes_[1] as +1
-        self._store_support(X, y, alpha, b)
+        self._store_support(X, y, K, alpha, b)
         # Σα - ½ αᵀQα with Qα = 1 - s∘v: the dual objective from the scores SMO keeps
         self.objective_ = float(0.5 * (alpha.sum() + alpha @ (s * v)))
         if not self.converged_:
-            _warn(f"KernelSVM stopped after max_iter={self.max_iter} SMO steps with KKT "
+            warn_at_caller(f"KernelSVM stopped after max_iter={self.max_iter} SMO steps with KKT "
                   f"violation {violation:.3g} > tol={self.tol}; increase max_iter or tol.")
         return self
-
-
-def _warn(message):
-    warnings.warn(message, ConvergenceWarning, stacklevel=3)

@@ -42,7 +42,9 @@ def mse_solution(Y, b):
     Solved by :func:`scipy.linalg.lstsq` with LAPACK's ``gelsd`` (a singular value
     decomposition; for a tall Y, of the triangular factor of its QR factorization): no
     normal equations, no explicit inverse, and a rank-deficient Y gives the minimum-norm
-    solution.
+    solution. Singular values below ``max(Y.shape) * eps * σ_max`` count as zero (the
+    cut-off of :func:`numpy.linalg.pinv` and :func:`numpy.linalg.lstsq`): rounding leaves
+    dependent columns with singular values of that size, not exactly zero.
 
     Examples
     --------
@@ -52,11 +54,26 @@ def mse_solution(Y, b):
     return _lstsq(Y, b)[0]
 
 
-def _lstsq(Y, b):
-    """``(a, rank)`` of the least-squares problem (small ones on one BLAS thread)."""
+def _lstsq(Y, b, eps=None):
+    """``(a, rank)`` of the least-squares problem (small ones on one BLAS thread).
+
+    Singular values below ``max(Y.shape) * eps`` times the largest count as zero; ``eps``
+    is the machine epsilon of the data, by default that of ``Y``'s dtype.
+    """
+    if eps is None:
+        eps = np.finfo(Y.dtype if np.issubdtype(Y.dtype, np.floating) else float).eps
     with blas_threads_for(Y.shape[0] * Y.shape[1] * min(Y.shape)):
-        a, _, rank, _ = scipy.linalg.lstsq(Y, b, check_finite=False, lapack_driver="gelsd")
+        a, _, rank, _ = scipy.linalg.lstsq(Y, b, cond=max(Y.shape) * eps, check_finite=False,
+                                           lapack_driver="gelsd")
     return a, int(rank)
+
+
+def _input_eps(X):
+    """The machine epsilon of the inputs as given: float32 data carry float32's precision."""
+    dtype = getattr(X, "dtype", None)
+    if dtype is not None and np.issubdtype(dtype, np.floating):
+        return max(np.finfo(dtype).eps, np.finfo(float).eps)
+    return np.finfo(float).eps
 
 
 def ho_kashyap_step(a, b, Y, Y_pinv, eta):
@@ -104,7 +121,8 @@ class LeastSquares(LinearClassifier):
     residual_ : ndarray of shape (n_samples,)
         The error vector e = Y a − b.
     rank_ : int
-        The rank of Y.
+        The numerical rank of Y: the number of its singular values above the cut-off
+        ``max(Y.shape) * eps * σ_max`` (``eps`` of the dtype of ``X``).
 
     Notes
     -----
@@ -112,6 +130,12 @@ class LeastSquares(LinearClassifier):
     (that squares the condition number) but solve the least-squares problem directly with
     :func:`scipy.linalg.lstsq`; when Y has dependent columns it returns the minimum-norm
     solution, which is Y⁺ b for the Moore–Penrose pseudo-inverse Y⁺.
+
+    In floating point, dependent columns (a feature that is a combination of others)
+    leave singular values of the size of rounding errors, not zeros; inverted, they would
+    give huge weights that fit only rounding noise. So singular values below
+    ``max(Y.shape) * eps * σ_max`` count as zero, as in :func:`numpy.linalg.pinv`; ``eps``
+    is that of ``X`` as given, since float32 inputs are dependent only to float32's precision.
 
     References
     ----------
@@ -150,11 +174,33 @@ class LeastSquares(LinearClassifier):
             raise ValueError("margins must be finite and positive (b > 0).")
         return b
 
+    def fit(self, X, y):
+        """Solve for the weights a = Y⁺ b from samples ``X`` and labels ``y``.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Training inputs; float32 data set the cut-off of small singular values at
+            float32's precision.
+        y : array-like of shape (n_samples,)
+            Two distinct labels of any type.
+
+        Returns
+        -------
+        self : object
+            The fitted classifier.
+        """
+        self._eps = _input_eps(X)  # before the base class up-casts X to float64
+        try:
+            return super().fit(X, y)
+        finally:
+            del self._eps
+
     def _fit_augmented(self, X, y):
         b = self._margins(X.shape[0])
         # a = mse_solution(Y, b) without forming Y = diag(y) X: the labels ±1 only flip the
         # signs of rows, so ‖Y a − b‖ = ‖X a − y b‖ and both have the same minimizers.
-        a, self.rank_ = _lstsq(X, y * b)
+        a, self.rank_ = _lstsq(X, y * b, self._eps)
         self.margins_ = b
         self.residual_ = y * (X @ a) - b  # Y a − b, with Y = diag(y) X
         return a

@@ -21,7 +21,7 @@ from sklearn.utils._param_validation import Interval
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from ._base import LinearClassifier, augment, labels_to_signs
+from ._base import LinearClassifier, augment, check_finite, labels_to_signs
 from .perceptron import is_mistake
 
 __all__ = ["MARGIN_LOSSES", "voted_perceptron_epoch", "voted_perceptron_run",
@@ -221,6 +221,7 @@ class VotedPerceptron(ClassifierMixin, BaseEstimator):
         self.classes_, signs = labels_to_signs(y)
         Xa = augment(X) if self.fit_intercept else X
         self.weights_, self.counts_, errors = voted_perceptron_run(Xa, signs, self.max_iter)
+        check_finite(self, X, "weights", self.weights_)
         self.t_, self.n_iter_ = len(self.weights_) - 1, len(errors)
         self.converged_ = bool(errors[-1] == 0)
         self.history_ = {"errors": errors}
@@ -287,6 +288,7 @@ class FisherDiscriminant(LinearClassifier):
         m_pos, m_neg = pos.mean(axis=0), neg.mean(axis=0)
         D_pos, D_neg = pos - m_pos, neg - m_neg
         self.scatter_within_ = D_pos.T @ D_pos + D_neg.T @ D_neg
+        check_finite(self, X, "within-class scatter matrix", self.scatter_within_)
         w = np.linalg.lstsq(self.scatter_within_, m_pos - m_neg, rcond=None)[0]
         if not self.fit_intercept:
             return w

@@ -16,7 +16,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils._param_validation import StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from ._base import MAX_ITER, POSITIVE, IterativeMixin, augment, check_targets
+from ._base import MAX_ITER, POSITIVE, IterativeMixin, augment, check_finite, check_targets
 
 __all__ = [
     "MulticlassPerceptron",
@@ -336,6 +336,7 @@ class MulticlassPerceptron(IterativeMixin, ClassifierMixin, BaseEstimator):
             self._run_epochs(W, Z, t)
         finally:
             del self._callback
+        check_finite(self, X, "weights", W)
         if self.fit_intercept:
             self.intercept_, self.coef_ = W[:, 0].copy(), W[:, 1:].copy()
         else:

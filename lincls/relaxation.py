@@ -14,12 +14,10 @@ b > 0 asks for more: w · z ≥ b. The relaxation criterion
 is zero exactly on the solution region {w : w · z ≥ b for all z}.
 """
 
-import warnings
 from collections import namedtuple
 
 import numpy as np
 from numba import njit
-from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils._param_validation import Interval, Real, StrOptions, validate_params
 from sklearn.utils.validation import check_X_y
 
@@ -30,6 +28,7 @@ from ._base import (
     StopFit,
     augment,
     labels_to_signs,
+    warn_at_caller,
 )
 
 #: η of relaxation and λ of fractional correction: the open interval (0, 2).
@@ -418,6 +417,6 @@ def fractional_correction(X, y, *, lam=1.5, fit_intercept=True, max_iter=1000, w
         errors.append(int(np.sum(Z @ w <= 0)))
         if errors[-1] == 0:
             return CorrectionResult(w, epoch, True, np.asarray(errors))
-    warnings.warn(f"Fractional correction (lam={lam:g}) left {errors[-1]} training errors after "
-                  f"max_iter={max_iter} epochs.", ConvergenceWarning, stacklevel=2)
+    warn_at_caller(f"Fractional correction (lam={lam:g}) left {errors[-1]} training errors "
+                   f"after max_iter={max_iter} epochs.")
     return CorrectionResult(w, max_iter, False, np.asarray(errors))

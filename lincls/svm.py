@@ -24,7 +24,7 @@ import numpy as np
 from scipy.linalg import LinAlgError, cho_factor, cho_solve
 from sklearn.utils._param_validation import Interval, Real, StrOptions
 
-from ._base import MAX_ITER, POSITIVE, LinearClassifier, augment
+from ._base import MAX_ITER, POSITIVE, LinearClassifier, augment, check_finite
 from ._blas import blas_threads_for
 
 __all__ = ["LinearSVM", "primal_objective", "dual_objective", "hinge_loss", "smo_pair_update"]
@@ -393,6 +393,8 @@ class LinearSVM(LinearClassifier):
     def _fit_augmented(self, Xa, y):
         # The bias is not penalized, so the solvers take the raw inputs and b separately.
         X = Xa[:, 1:] if self.fit_intercept else Xa
+        # |x_i · x_j| ≤ max_k |x_k|² (Cauchy–Schwarz): a finite diagonal, a finite Gram matrix
+        check_finite(self, X, "Gram matrix x_i · x_j", np.einsum("ij,ij->i", X, X))
         C = float(self.C)
         if self.solver == "ipm":
             with blas_threads_for(20 * X.shape[0] * X.shape[1] ** 2):  # ~20 Newton steps

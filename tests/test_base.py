@@ -13,7 +13,7 @@ from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
-from lincls import LinearClassifier, augment, datasets, logic_gate, metrics
+from lincls import IterativeClassifier, LinearClassifier, augment, datasets, logic_gate, metrics
 from lincls.discriminant import LinearDiscriminant, is_linearly_separable, separating_weights
 from lincls.plotting import (
     BOOK_COLORS,
@@ -218,6 +218,75 @@ def test_the_public_names_are_imported_on_first_use():
             "in ('sklearn', 'numba', 'lincls.perceptron') if m in sys.modules))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]", out.stdout + out.stderr
+
+
+def _every_classifier():
+    """One instance of every classifier of lincls, and the other kernels and solvers."""
+    import inspect
+
+    from sklearn.base import ClassifierMixin
+
+    import lincls
+
+    bases = (LinearClassifier, IterativeClassifier, LinearDiscriminant)
+    classes = [getattr(lincls, name) for name in lincls.__all__]
+    return [cls() for cls in classes if inspect.isclass(cls) and issubclass(cls, ClassifierMixin)
+            and cls not in bases] + [lincls.LinearSVM(solver="smo"),
+                                     lincls.KernelSVM(kernel="linear"),
+                                     lincls.KernelPerceptron(kernel="linear")]
+
+
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")
+@pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
+@pytest.mark.parametrize("estimator", _every_classifier(), ids=repr)
+def test_overflowing_inputs_never_give_a_non_finite_model(estimator):
+    """Never lie: inputs near float64's largest value overflow the arithmetic of most fits;
+    the fit raises a ValueError that says so, or its model is finite."""
+    X = np.finfo(np.float64).max * np.random.default_rng(0).uniform(size=(10, 2))
+    try:
+        estimator.fit(X, [0, 1] * 5)
+    except ValueError as error:
+        assert "non-finite" in str(error) and "scale" in str(error), error
+        return
+    for name in ("coef_", "intercept_", "weights_", "alpha_", "dual_coef_"):
+        assert np.all(np.isfinite(getattr(estimator, name, 0.0))), name
+
+
+def _fit(estimator, X, y):
+    return estimator.fit(X, y)  # the line a ConvergenceWarning must name
+
+
+def _every_warning_fit():
+    import lincls
+
+    bounded = ["Perceptron", "Pocket", "ModifiedPerceptron", "Relaxation", "Adaline",
+               "HoKashyap", "Minover", "AdaTron", "MulticlassPerceptron", "LinearSVM",
+               "LogisticRegression", "KernelPerceptron", "KernelSVM"]
+    return [getattr(lincls, name)(max_iter=1) for name in bounded] + [
+        lincls.LinearSVM(solver="smo", max_iter=1), lincls.Relaxation(mode="batch", max_iter=1)]
+
+
+@pytest.mark.parametrize("estimator", _every_warning_fit(), ids=repr)
+def test_convergence_warning_names_the_callers_line(estimator):
+    """The warning points at the line that called fit, not into lincls (nor at 'sys:1')."""
+    X, y, _ = datasets.teacher_student(60, 5, noise=0.2, random_state=0)
+    with pytest.warns(ConvergenceWarning) as record:
+        _fit(estimator, X, y)
+    where = {(w.filename, w.lineno) for w in record if w.category is ConvergenceWarning}
+    assert where == {(__file__, _fit.__code__.co_firstlineno + 1)}
+
+
+def _fractional_correction(X, y):
+    from lincls.relaxation import fractional_correction
+
+    return fractional_correction(X, y, max_iter=1)  # the line the warning must name
+
+
+def test_convergence_warning_of_a_function_names_the_callers_line():
+    with pytest.warns(ConvergenceWarning) as record:
+        _fractional_correction(*logic_gate("xor"))
+    line = _fractional_correction.__code__.co_firstlineno + 3
+    assert [(w.filename, w.lineno) for w in record] == [(__file__, line)]
 
 
 ITERATIVE = ["Perceptron", "Pocket", "ModifiedPerceptron", "Relaxation", "Adaline", "HoKashyap",

@@ -158,6 +158,31 @@ def test_bad_data():
         KernelSVM().fit([[0.0], [1.0], [2.0]], [0, 1, 2])
 
 
+# Inputs near float64's largest value: X.var() overflows to inf, so gamma="scale" is 0 and
+# the RBF kernel exp(-0 · inf) is NaN; the linear and polynomial kernels overflow to inf.
+HUGE_X = np.finfo(np.float64).max * np.random.default_rng(0).uniform(size=(10, 2))
+HUGE_Y = np.array([0, 1] * 5)
+
+
+@pytest.mark.filterwarnings("ignore:overflow:RuntimeWarning", "ignore:invalid:RuntimeWarning")
+@pytest.mark.parametrize("estimator", [
+    KernelSVM(), KernelSVM(kernel="linear"), KernelSVM(kernel="poly"),
+    KernelSVM(fit_intercept=False), KernelPerceptron(kernel="linear"), KernelPerceptron(),
+    KernelPerceptron(kernel="rbf", gamma="scale")], ids=repr)
+def test_non_finite_kernel_raises(estimator):
+    with pytest.raises(ValueError, match="non-finite kernel"):
+        estimator.fit(HUGE_X, HUGE_Y)
+
+
+@pytest.mark.filterwarnings("ignore:overflow:RuntimeWarning", "ignore:invalid:RuntimeWarning")
+def test_non_finite_kernel_at_prediction_raises():
+    # Trained on the corners of the unit square, asked about points near float64's largest
+    # value: |x - z|² = |x|² + |z|² - 2 x · z is inf - inf.
+    clf = KernelSVM(kernel="rbf", gamma=1.0).fit(*logic_gate("xor"))
+    with pytest.raises(ValueError, match="non-finite kernel"):
+        clf.predict(HUGE_X)
+
+
 def test_compiled_and_python_loops_agree():
     """The numba loop and the plain-Python function it compiles give the same weights."""
     from lincls.kernels import _KINDS, kernel_perceptron_epoch, lazy_kernel

@@ -7,10 +7,12 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
+from sklearn.datasets import make_classification
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.linear_model import RidgeClassifier
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
+from lincls._base import augment
 from lincls.datasets import logic_gate, teacher_student
 from lincls.discriminant import is_linearly_separable
 from lincls.least_squares import HoKashyap, LeastSquares, mse_solution, normalized_samples
@@ -86,6 +88,37 @@ def test_rank_deficient_gives_minimum_norm_solution(seed):
     np.testing.assert_allclose(clf.weights_, np.linalg.pinv(Y) @ np.ones(40), atol=1e-10)
     np.testing.assert_allclose(clf.weights_, np.linalg.lstsq(Y, np.ones(40), rcond=None)[0],
                                atol=1e-10)
+
+
+# make_classification's two redundant features are combinations of the informative ones:
+# the augmented inputs have 51 columns and rank 49. Rounding leaves the two lost singular
+# values near 1e-16 of the largest (the next is ~0.15 of it); they must count as zero.
+REDUNDANT_X, REDUNDANT_Y = make_classification(100, 50, random_state=0)
+
+
+def test_redundant_features_give_the_minimum_norm_solution():
+    clf = LeastSquares().fit(REDUNDANT_X, REDUNDANT_Y)
+    assert clf.rank_ == 49
+    expected = np.linalg.pinv(augment(REDUNDANT_X)) @ np.where(REDUNDANT_Y == 1, 1.0, -1.0)
+    assert np.abs(expected).max() < 1
+    np.testing.assert_allclose(clf.weights_, expected, atol=1e-10)
+    # The same problem with its samples in another order: the same weights (rounding
+    # residues along the lost directions would get different, huge weights).
+    order = np.random.default_rng(0).permutation(100)
+    again = LeastSquares().fit(REDUNDANT_X[order], REDUNDANT_Y[order])
+    np.testing.assert_allclose(again.weights_, clf.weights_, atol=1e-10)
+
+
+def test_float32_inputs_cut_off_at_their_precision():
+    # Rounded to float32, the redundant features are combinations of the others only to
+    # ~1e-7 (relative); up-cast to float64 they look independent. Data known to float32's
+    # precision cannot define those directions: the rank stays 49, the weights small.
+    X32 = REDUNDANT_X.astype(np.float32)
+    clf = LeastSquares().fit(X32, REDUNDANT_Y)
+    assert clf.rank_ == 49
+    reference = LeastSquares().fit(REDUNDANT_X, REDUNDANT_Y)
+    np.testing.assert_allclose(clf.weights_, reference.weights_, atol=1e-5)
+    assert np.array_equal(clf.predict(X32), reference.predict(REDUNDANT_X))
 
 
 def test_unit_margins_equal_ridge_classifier_without_penalty():

@@ -231,6 +231,16 @@ def test_bad_data():
         LinearSVM().fit([[0.0], [np.nan]], [0, 1])
 
 
+@pytest.mark.filterwarnings("ignore:overflow:RuntimeWarning", "ignore:invalid:RuntimeWarning")
+@pytest.mark.parametrize("solver", ["ipm", "smo"])
+def test_overflowing_gram_matrix_raises(solver):
+    # x_i · x_j of inputs near float64's largest value overflows: a ValueError that says so
+    # (SMO used to fail with "attempt to get argmin of an empty sequence")
+    X = np.finfo(np.float64).max * np.random.default_rng(0).uniform(size=(10, 2))
+    with pytest.raises(ValueError, match="non-finite Gram matrix"):
+        LinearSVM(solver=solver).fit(X, [0, 1] * 5)
+
+
 @settings(max_examples=25, deadline=None)
 @given(st.integers(8, 40), st.integers(1, 5), st.sampled_from([0.1, 1.0, 10.0]),
        st.floats(0.1, 0.9), st.integers(0, 2**31 - 1))
