@@ -673,6 +673,11 @@ def _online_rule(rule):
     return _ONLINE[rule]
 
 
+#: Where :func:`online_learning_curve` stops a run whose Q = |J|²/N grows without bound
+#: (before it overflows, which would leave the solver crawling).
+Q_MAX = 1e100
+
+
 def online_learning_curve(alpha, rule="perceptron", *, learning_rate=1.0, R0=0.0, Q0=1.0):
     """R(α) and Q(α) of on-line learning from the ODEs dR/dα, dQ/dα of the ``rule``.
 
@@ -708,8 +713,17 @@ def online_learning_curve(alpha, rule="perceptron", *, learning_rate=1.0, R0=0.0
     if not (Q0 > 0 and abs(R0) < np.sqrt(Q0)):
         raise ValueError(f"need Q0 > 0 and |R0| < sqrt(Q0); got R0={R0!r}, Q0={Q0!r}.")
     grid = np.unique(np.concatenate([[0.0], a.ravel()]))
+
+    def runaway(_, z):  # |J|² = NQ grows without bound (AdaTron with η > 3): stop in time
+        return z[1] - Q_MAX
+    runaway.terminal = True
+
     sol = solve_ivp(lambda _, z: rates(z[0], z[1], learning_rate), (0.0, grid[-1]), [R0, Q0],
-                    method="DOP853", t_eval=grid, rtol=1e-10, atol=1e-12)
+                    method="DOP853", t_eval=grid, rtol=1e-10, atol=1e-12, events=runaway)
+    if sol.status == 1:
+        raise ValueError(f"Q = |J|²/N passes {Q_MAX:.0e} at alpha = {sol.t_events[0][0]:.4g}: "
+                         f"the student's length grows without bound ({rule}, learning_rate="
+                         f"{learning_rate!r}); ask for smaller alpha.")
     if not sol.success:  # pragma: no cover - the ODEs are smooth and non-stiff
         raise RuntimeError(sol.message)
     R = np.interp(a, grid, sol.y[0]) if grid.size > 1 else np.full(a.shape, R0)

@@ -141,3 +141,11 @@ def test_online_bad_input():
         theory.online_simulation([2.0, 1.0])
     with pytest.raises(ValueError):
         theory.gardner_entropy(1.0, 1.0)
+
+
+def test_online_curve_stops_a_student_whose_length_runs_away():
+    # AdaTron with eta = 3.5: epsilon stalls near 0.249 while Q grows like exp(0.47 alpha);
+    # integrated to alpha = 1e4 the solver crawled for minutes once Q overflowed
+    assert abs(theory.online_error(100.0, "adatron", learning_rate=3.5) - 0.2493) < 1e-3
+    with pytest.raises(ValueError, match="grows without bound"):
+        theory.online_error([100.0, 1e4], "adatron", learning_rate=3.5)
