@@ -168,7 +168,8 @@ def cmd_edition(args):
         return 1
     number = next(iter(publish.editions(args.root).values()))
     if args.notes:
-        print(f"wrote the notes of edition {number}: {publish.write_release_notes(args.notes)}")
+        notes = publish.write_release_notes(args.notes, args.root)
+        print(f"wrote the notes of edition {number}: {notes}")
     print(f"edition {number}: the same number in " + ", ".join(publish.editions(args.root))
           + (f"; the tag {args.tag} names it" if args.tag else ""))
     return 0
