@@ -43,7 +43,7 @@ def mse_solution(Y, b):
     decomposition; for a tall Y, of the triangular factor of its QR factorization): no
     normal equations, no explicit inverse, and a rank-deficient Y gives the minimum-norm
     solution. Singular values below ``max(Y.shape) * eps * σ_max`` count as zero (the
-    cut-off of :func:`numpy.linalg.pinv` and :func:`numpy.linalg.lstsq`): rounding leaves
+    cut-off of :func:`numpy.linalg.lstsq` and :func:`numpy.linalg.matrix_rank`): rounding leaves
     dependent columns with singular values of that size, not exactly zero.
 
     Examples
@@ -134,7 +134,7 @@ class LeastSquares(LinearClassifier):
     In floating point, dependent columns (a feature that is a combination of others)
     leave singular values of the size of rounding errors, not zeros; inverted, they would
     give huge weights that fit only rounding noise. So singular values below
-    ``max(Y.shape) * eps * σ_max`` count as zero, as in :func:`numpy.linalg.pinv`; ``eps``
+    ``max(Y.shape) * eps * σ_max`` count as zero, as in :func:`numpy.linalg.lstsq`; ``eps``
     is that of ``X`` as given, since float32 inputs are dependent only to float32's precision.
 
     References
