@@ -21,6 +21,12 @@ A reading process reports only the first error's message to the main process, so
 message gets the cell and its traceback too; otherwise a parallel build would say which
 chapter failed but not where or why.
 
+**A patient start.** nbclient gives a kernel 60 seconds to start. The first build in a
+fresh environment (the README's route without make, in CI, on two cores with three
+chapters starting kernels side by side) once failed with "Kernel didn't respond in 60
+seconds"; a first start also compiles the byte code of IPython and its dependencies. The
+build gives a kernel as long to start as a cell to run (``execute.timeout``).
+
 **Parallel reading.** Sphinx reads documents in parallel processes with
 ``sphinx-build -j N``, but ``jupyter-book build`` (Jupyter Book 1.x) has no such option;
 this extension sets it from the configuration value ``lincls_read_jobs`` (in
@@ -66,7 +72,7 @@ import os
 from pathlib import Path, PurePosixPath
 
 from myst_nb.core.execute.base import ExecutionError
-from myst_nb.core.execute.inline import NotebookClientInline
+from myst_nb.core.execute.inline import ModifiedNotebookClient, NotebookClientInline
 from sphinx.domains import Domain
 
 #: Extensions that do not declare parallel safety but are safe (see the module docstring).
@@ -162,7 +168,18 @@ def _name_the_cell(code_cell_outputs):
     return wrapper
 
 
+def _patient_start(init):
+    """Wrap myst-nb's ModifiedNotebookClient.__init__: startup_timeout as the cell timeout."""
+    def wrapper(self, *args, **kwargs):
+        kwargs.setdefault("startup_timeout", kwargs.get("timeout") or 300)
+        init(self, *args, **kwargs)
+    wrapper.__wrapped__ = init
+    return wrapper
+
+
 def setup(app):
+    if not hasattr(ModifiedNotebookClient.__init__, "__wrapped__"):
+        ModifiedNotebookClient.__init__ = _patient_start(ModifiedNotebookClient.__init__)
     if not hasattr(NotebookClientInline.close_client, "__wrapped__"):
         NotebookClientInline.close_client = _stop_at_once(NotebookClientInline.close_client)
         NotebookClientInline.code_cell_outputs = _name_the_cell(
