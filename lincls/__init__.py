@@ -18,17 +18,19 @@ One module per chapter topic; each module's docstring names the chapter that def
   correction.
 - :mod:`lincls.multiclass` — the linear machine, Kesler's construction, the multi-class
   perceptron with fixed and absolute correction.
-- :mod:`lincls.homework` — student releases of the homework, answer checks, the student
-  site (``python -m lincls.homework``).
+- :mod:`lincls.homework` — what a homework notebook imports: the self-check ``check`` and
+  ``expected``, the teacher's value in a hidden test.
+
+The book's machinery (homework release and grading, the student edition, the Sphinx
+extensions) is the sibling package ``booktools`` in ``tools/``; lincls imports none of it.
 """
 
 import importlib
 
 # Each public name and the module that defines it, imported on first use (PEP 562):
 # ``from lincls import Perceptron`` and ``lincls.Perceptron`` work as usual, while
-# ``import lincls.homework`` (the teachers' tools, which the website's Sphinx extensions
-# use) or ``from lincls.perceptron import ...`` (a chapter) loads only what it needs, not
-# scikit-learn and numba for every algorithm.
+# ``import lincls.homework`` (a homework's self-check) or ``from lincls.perceptron import
+# ...`` (a chapter) loads only what it needs, not scikit-learn and numba for every algorithm.
 _EXPORTS = {
     "IterativeClassifier": "_base", "LinearClassifier": "_base", "augment": "_base",
     "labels_to_signs": "_base",

@@ -31,8 +31,8 @@ import yaml
 from test_publishing import edition, git, git_env
 from test_student_site import norm, secrets_and_pictures
 
-from lincls.homework.notebook import STUDENT_SOLUTION_NOTE
-from lincls.homework.publish import release_notes
+from booktools.homework.notebook import STUDENT_SOLUTION_NOTE
+from booktools.homework.publish import release_notes
 
 ROOT = Path(__file__).resolve().parents[1]
 VENV = Path(sys.executable).parent.parent
@@ -156,7 +156,7 @@ def test_a_changed_edition_is_one_more_commit_on_the_student_repository(adopted,
     assert git("diff", "--stat", "main~1", "main", cwd=student).count("|") == 1
     # the teacher's own tree (solutions in it) is refused
     refused = subprocess.run(
-        [sys.executable, "-m", "lincls.homework", "student-repo", str(teacher), str(student)],
+        [sys.executable, "-m", "booktools.homework", "student-repo", str(teacher), str(student)],
         cwd=teacher, env=git_env(), capture_output=True, text=True)
     assert refused.returncode == 1 and "will not publish" in refused.stderr
     assert "not the student edition" in refused.stderr

@@ -1,4 +1,4 @@
-"""``python -m lincls.homework autograde`` on what it must not grade (fast: none of these
+"""``python -m booktools autograde`` on what it must not grade (fast: none of these
 cases runs nbgrader; ``tests/test_nbgrader.py`` grades real submissions).
 
 A missing submission scores zero, a student not in the roster and a stray file are
@@ -14,8 +14,8 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from lincls import homework as hw
-from lincls.homework.autograde import COLUMNS, autograde
+from booktools import homework as hw
+from booktools.homework.autograde import COLUMNS, autograde
 
 TEACHER = Path(__file__).parent / "fixtures" / "homework" / "teacher" / "fixture1.ipynb"
 
@@ -155,7 +155,7 @@ def test_a_course_whose_grades_cannot_be_read_costs_only_its_students(course, mo
     import importlib
     import sqlite3
 
-    ag = importlib.import_module("lincls.homework.autograde")  # the module, not the function
+    ag = importlib.import_module("booktools.homework.autograde")  # the module, not the function
 
     for sid in ("s01", "s02"):
         target = course["submitted"] / sid / NAME / TEACHER.name

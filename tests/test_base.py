@@ -214,8 +214,9 @@ def test_the_public_names_are_imported_on_first_use():
         assert name in dir(lincls)
     with pytest.raises(AttributeError, match="no attribute 'Perceptorn'"):
         lincls.Perceptorn  # noqa: B018
-    code = ("import sys, lincls.homework, lincls.sphinxext.homework_table; print(sorted(m for m "
-            "in ('sklearn', 'numba', 'lincls.perceptron') if m in sys.modules))")
+    code = ("import sys, booktools.homework, booktools.sphinxext.homework_table; "
+            "print(sorted(m for m in ('sklearn', 'numba', 'lincls.perceptron') "
+            "if m in sys.modules))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]", out.stdout + out.stderr
 

@@ -2,7 +2,7 @@
 
 ``_config.yml`` holds the macros; each chapter and homework notebook carries a copy in
 the front matter of its first markdown cell, for jupyterlab-myst
-(``python -m lincls.sphinxext.binder macros .`` writes them).
+(``python -m booktools.sphinxext.binder macros .`` writes them).
 """
 
 import json
@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from lincls.sphinxext.binder import (
+from booktools.sphinxext.binder import (
     BLOCK,
     cell_text,
     config_macros,
@@ -38,7 +38,7 @@ def block_of(path):
 @pytest.mark.parametrize("path", notebooks(), ids=lambda p: p.name)
 def test_notebook_carries_the_config_macros(path):
     assert block_of(path) == front_matter(config_macros(ROOT)), (
-        f"{path.name}: run `python -m lincls.sphinxext.binder macros .`")
+        f"{path.name}: run `python -m booktools.sphinxext.binder macros .`")
 
 
 def test_front_matter_defines_every_macro():

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from lincls.sphinxext.binder import split_md
+from booktools.sphinxext.binder import split_md
 
 ROOT = Path(__file__).resolve().parents[1]
 JUPYTER_BOOK = Path(sys.executable).parent / "jupyter-book"
@@ -43,9 +43,9 @@ def test_strict_configuration():
 
 
 def test_the_chapters_run_in_parallel():
-    """lincls.sphinxext.execution reads (so executes) the chapters in several processes."""
+    """booktools.sphinxext.execution reads (so executes) the chapters in several processes."""
     config = yaml.safe_load((ROOT / "_config.yml").read_text())
-    assert "lincls.sphinxext.execution" in config["sphinx"]["extra_extensions"]
+    assert "booktools.sphinxext.execution" in config["sphinx"]["extra_extensions"]
     assert config["sphinx"]["config"]["lincls_read_jobs"] == "auto"
 
 
@@ -86,7 +86,7 @@ def test_a_chapter_that_raises_fails_the_build(tmp_path):
 
 @pytest.mark.slow
 def test_a_chapter_that_raises_fails_a_parallel_build(tmp_path):
-    """Seven pages read by two processes (lincls.sphinxext.execution): the error of one
+    """Seven pages read by two processes (booktools.sphinxext.execution): the error of one
     chapter still fails the build, and its page is not written."""
     config = yaml.safe_load((ROOT / "_config.yml").read_text())
     config["sphinx"]["config"]["lincls_read_jobs"] = 2
@@ -125,7 +125,7 @@ HIDDEN = "```{code-cell} ipython3\n:tags: [remove-cell]\n%s\n```\n\n"
 
 
 def test_hidden_cells_run_before_the_prose_below_them(tmp_path):
-    """lincls.sphinxext.binder: a remove-cell cell runs before the {eval} roles after it
+    """booktools.sphinxext.binder: a remove-cell cell runs before the {eval} roles after it
     (as in JupyterLab's Run All), and a hidden cell at the end of a page runs too."""
     body = ("# Page\n\n" + HIDDEN % "prose = {'n': 6 * 7}"
             + "The answer is {eval}`prose['n']`.\n\n" + HIDDEN % "assert prose['n'] == 42")
@@ -141,8 +141,8 @@ def test_hidden_cells_run_before_the_prose_below_them(tmp_path):
 
 
 def test_the_pdf_contents_list_every_part_and_chapter():
-    """The printed table of contents (lincls.sphinxext.pdf) reads the parts of _toc.yml."""
-    from lincls.sphinxext.pdf import _parts
+    """The printed table of contents (booktools.sphinxext.pdf) reads the parts of _toc.yml."""
+    from booktools.sphinxext.pdf import _parts
 
     parts = _parts(ROOT / "_toc.yml")
     toc = yaml.safe_load((ROOT / "_toc.yml").read_text())

@@ -1,4 +1,4 @@
-"""Tests of lincls.homework on the fixture notebooks (fast; no book homework needed)."""
+"""Tests of booktools.homework on the fixture notebooks (fast; no book homework needed)."""
 
 import json
 import os
@@ -12,7 +12,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from lincls import homework as hw
+from booktools import homework as hw
+from lincls.homework import answers
 
 FIXTURES = Path(__file__).parent / "fixtures" / "homework"
 sys.path.insert(0, str(FIXTURES))  # make_fixtures: the fixture's pasted picture
@@ -262,7 +263,7 @@ def test_brute_force_needs_the_stated_space(registry):
     the space the teachers' table states covers the answer."""
     hw.record_answer("q.count", 14, atol=0.1, bound=16, registry=registry)
     entry = json.loads(registry.read_text())["answers"]["q.count"]
-    space = hw.answers.answer_space(entry)
+    space = answers.answer_space(entry)
     assert space == 33
     tries = next(k for k, v in enumerate(range(-16, 17), 1)
                  if hw.check("q.count", v, registry=registry, quiet=True))
@@ -272,7 +273,7 @@ def test_brute_force_needs_the_stated_space(registry):
 
 
 def test_shipped_registry_is_slow_and_whole_answer():
-    data = hw.answers._load_registry(hw.ANSWERS)
+    data = answers._load_registry(hw.ANSWERS)
     assert data["kdf"]["name"] == "scrypt" and data["kdf"]["n"] >= 2**14
     for name, entry in data["answers"].items():
         assert set(entry) == {"kind", "atol", "scale", "offset", "shape", "normalized",
@@ -286,8 +287,8 @@ def test_a_student_check_costs_at_least_one_slow_hash():
     takes at least the time of one hash (timed the same way)."""
     import time
 
-    name = next(iter(hw.answers._load_registry(hw.ANSWERS)["answers"]))
-    per_hash = hw.answers.seconds_per_hash()
+    name = next(iter(answers._load_registry(hw.ANSWERS)["answers"]))
+    per_hash = answers.seconds_per_hash()
     best = min(
         (time.perf_counter(), hw.check(name, 0.0, quiet=True), time.perf_counter())
         for _ in range(3)
@@ -409,7 +410,7 @@ def test_record_command_fills_the_registry_from_a_notebook(tmp_path):
     nb = v4.new_notebook(
         cells=[
             v4.new_code_cell(
-                "from lincls.homework import check\n"
+                "from booktools.homework import check\n"
                 "answer = 2.5\n"
                 'check("t.answer", answer, atol=0.01)'
             )
@@ -593,7 +594,7 @@ def test_hidden_tests_may_not_compare_against_lincls():
     assert error.cell == 4 and "compare against lincls (Perceptron)" in str(error)
     # inside expected(...) the teacher's value is frozen at release time: allowed
     ok = hidden_notebook(
-        "from lincls.perceptron import Perceptron\nfrom lincls.homework import expected",
+        "from lincls.perceptron import Perceptron\nfrom booktools.homework import expected",
         "assert training_mistakes == expected('m', Perceptron().fit(X, y).t_)",
     )
     assert hw.validate_notebook(ok, "nb.ipynb") == []
@@ -613,7 +614,7 @@ def test_hidden_tests_may_not_assert_a_self_checked_value(registry):
 @pytest.mark.slow
 def test_grading_version_holds_the_teachers_values(tmp_path):
     nb = hidden_notebook(
-        "from lincls.homework import expected",
+        "from booktools.homework import expected",
         "assert np.allclose(perceptron_step(np.ones(2), np.array([-1.0, 0.5]), 1),\n"
         "                   expected('step', perceptron_step(np.ones(2), "
         "np.array([-1.0, 0.5]), 1)))",
@@ -636,7 +637,7 @@ def test_grading_version_holds_the_teachers_values(tmp_path):
 def test_a_kernel_that_dies_is_reported_as_such_not_as_a_bad_notebook(tmp_path):
     # e.g. OPENBLAS_CORETYPE names a kernel this CPU lacks: SIGILL at the first BLAS call
     nb = hidden_notebook(
-        "from lincls.homework import expected\n"
+        "from booktools.homework import expected\n"
         "import os, signal\nos.kill(os.getpid(), signal.SIGILL)",
         "assert training_mistakes == expected('m', training_mistakes)",
     )

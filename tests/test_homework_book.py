@@ -13,7 +13,7 @@ import nbformat
 import pytest
 import yaml
 
-from lincls import homework as hw
+from booktools import homework as hw
 
 ROOT = Path(__file__).resolve().parents[1]
 FIXTURE = ROOT / "tests" / "fixtures" / "homework" / "teacher" / "fixture1.ipynb"
@@ -115,9 +115,9 @@ def test_grading_versions_hold_values_not_calls():
     left in a hidden test (the values of the teacher's solution stand there instead)."""
     grading = ROOT / "_build" / "release" / "grading"
     if not grading.is_dir():
-        pytest.fail("run `python -m lincls.homework release ... --grading` first (make release)")
-    from lincls.homework import grading as rules
-    from lincls.homework.notebook import hidden_sources
+        pytest.fail("run `python -m booktools release ... --grading` first (make release)")
+    from booktools.homework import grading as rules
+    from booktools.homework.notebook import hidden_sources
 
     paths = sorted(grading.glob("*.ipynb"))
     assert [p.name for p in paths] == [p.name for p in NOTEBOOKS if p != FIXTURE]

@@ -1,12 +1,12 @@
 """The real nbgrader round trip on every homework (``make nbgrader``).
 
 A course directory is made the way the teachers' chapter describes: the grading versions
-that ``python -m lincls.homework release --grading`` writes (hidden tests holding the
+that ``python -m booktools release --grading`` writes (hidden tests holding the
 values of the teacher's solution) go to ``source/``; ``nbgrader generate_assignment``
 must remove from them exactly what our release removes; then ``nbgrader autograde``
 grades two submissions per homework: the teacher's solution (full marks on every
 autograded cell) and the unanswered student version (zero on every autograded cell).
-``python -m lincls.homework autograde`` must give the same scores.
+``python -m booktools autograde`` must give the same scores.
 
 Then one variant per student: homework 4 released for five students and graded by
 ``autograde``, each submission against its own student's grading version (see
@@ -25,8 +25,8 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from lincls import homework as hw
-from lincls.homework.grading import literal
+from booktools import homework as hw
+from booktools.homework.grading import literal
 
 ROOT = Path(__file__).resolve().parents[1]
 HOMEWORK = sorted((ROOT / "book" / "homework").glob("*.ipynb"))
@@ -101,7 +101,7 @@ def grades(course, name):
 
 
 def test_autograde_command_agrees_with_nbgrader(course, tmp_path):
-    """``python -m lincls.homework autograde`` on the course's grading versions gives the
+    """``python -m booktools autograde`` on the course's grading versions gives the
     scores of ``nbgrader autograde`` (the course variant: one nbgrader course)."""
     names = [FAST.stem]
     rows, problems = hw.autograde(course["grading"], course["course"] / "submitted",
@@ -132,7 +132,7 @@ def test_autograde_teacher_full_marks_unanswered_zero(course, path):
         got["unanswered"])
 
 
-# --- one variant per student: `python -m lincls.homework autograde` ------------------
+# --- one variant per student: `python -m booktools autograde` ------------------
 SECRET = "a known secret of the per-student round trip"
 ROSTER = ("s01", "s02", "s03", "s04", "s05")
 

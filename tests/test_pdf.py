@@ -19,7 +19,7 @@ from chromium import require
 from test_book_config import toc_files
 from test_student_site import norm, secrets_and_pictures
 
-from lincls.sphinxext.pdf import PDF_NAME, STUDENT_PDF_NAME
+from booktools.sphinxext.pdf import PDF_NAME, STUDENT_PDF_NAME
 
 ROOT = Path(__file__).resolve().parents[1]
 PDFS = {"teacher": ROOT / "_build" / "pdf" / PDF_NAME,
@@ -233,7 +233,7 @@ def test_each_site_offers_its_own_pdf_only(edition):
 
 
 def test_the_front_matter_names_the_edition_and_the_licenses(edition, text):
-    """The page after the title: the footer's paragraph (lincls.sphinxext.edition)."""
+    """The page after the title: the footer's paragraph (booktools.sphinxext.edition)."""
     release = yaml.safe_load((ROOT / "_config.yml").read_text())["sphinx"]["config"]["release"]
     front = " ".join(text[: text.index("Contents")].split())
     assert f"edition {release}" in front, front[-600:]

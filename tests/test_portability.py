@@ -57,7 +57,7 @@ from myst_nb.core.render import get_mime_priority
 from nbclient.exceptions import CellExecutionError, DeadKernelError
 from test_book_config import one_page_book, toc_files
 
-from lincls.sphinxext.execution import read_jobs
+from booktools.sphinxext.execution import read_jobs
 
 ROOT = Path(__file__).resolve().parents[1]
 CHAPTERS = [ROOT / f"{name}.md" for name in toc_files() if (ROOT / f"{name}.md").exists()

@@ -24,7 +24,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from lincls.homework import publish
+from booktools.homework import publish
 
 ROOT = Path(__file__).resolve().parents[1]
 BIN = Path(sys.executable).parent

@@ -32,7 +32,7 @@ def test_nothing_outside_the_toc_is_a_page(pages):
 
 
 def test_the_execution_table_lists_every_chapter_notebook():
-    """The chapters are read in parallel processes (lincls.sphinxext.execution); their
+    """The chapters are read in parallel processes (booktools.sphinxext.execution); their
     execution records are merged into the one table of the execution status page."""
     page = (HTML / "book" / "execution_status.html").read_text()
     listed = re.findall(r">(book/[\w/]+)<", page)
@@ -49,7 +49,7 @@ def test_chapters_show_their_computed_output():
 
 
 def test_every_page_names_the_edition_and_the_licenses(pages):
-    """lincls.sphinxext.edition: the footer of every page, with links to book/about."""
+    """booktools.sphinxext.edition: the footer of every page, with links to book/about."""
     import yaml
 
     edition = yaml.safe_load((ROOT / "_config.yml").read_text())["sphinx"]["config"]["release"]

@@ -8,7 +8,7 @@ every line of every chapter ``{solution}`` block, of every code cell tagged
 homework, and every picture attached to an answer cell.
 
 The teacher sources are read by this file's own small parser (plain ``json`` and
-regular expressions), not by ``lincls.homework``: a marker that the release tool
+regular expressions), not by ``booktools.homework``: a marker that the release tool
 misreads cannot hide a leak from a test that reads it with the same code. This parser
 is deliberately loose: a line whose letters hold BEGIN and SOLUTION or HIDDEN TEST, in
 any spelling, opens a region.
@@ -167,7 +167,7 @@ def file_text(path):
 @pytest.fixture(scope="module")
 def student_site():
     if not (STUDENT / "html" / "index.html").exists():
-        from lincls.homework import build_student_site
+        from booktools.homework import build_student_site
 
         build_student_site(ROOT, STUDENT)
     return STUDENT

@@ -16,9 +16,9 @@ import numpy as np
 import pytest
 
 import lincls
-from lincls import homework as hw
+from booktools import homework as hw
+from booktools.homework.variants import ANSWERS_SUFFIX, with_parameters
 from lincls.homework.answers import _diagnose, _load_registry
-from lincls.homework.variants import ANSWERS_SUFFIX, with_parameters
 
 ROOT = Path(__file__).resolve().parents[1]
 BOOK = ROOT / "book" / "homework"

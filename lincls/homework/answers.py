@@ -15,6 +15,9 @@ one whole brute-force step can be, and says what a brute force costs:
   a number", which the question states anyway), never which entries differ;
 * :func:`brute_force_cost` states, for every answer, how many hashes a brute force over
   its answer space at its tolerance needs and how long that takes.
+
+The module also holds :func:`expected`, which marks the teacher's value inside a hidden
+test (the release tools in ``booktools.homework.grading`` record it).
 """
 
 from __future__ import annotations
@@ -225,7 +228,7 @@ def check(name, value, *, atol=1e-6, normalized=False, bound=None, registry=None
     -----
     When the environment variable ``LINCLS_RECORD_ANSWERS`` names a registry file,
     ``check`` *records* ``value`` as the correct answer instead (see
-    ``python -m lincls.homework record``). Whoever holds the registry can still try
+    ``python -m booktools record``). Whoever holds the registry can still try
     every value of the answer space; :func:`brute_force_cost` says how long that takes.
 
     Examples
@@ -251,8 +254,6 @@ def check(name, value, *, atol=1e-6, normalized=False, bound=None, registry=None
         )
         values = os.environ.get(RECORD_VALUES_ENV)
         if values:
-            from .grading import _to_json
-
             with open(values, "a", encoding="utf-8") as f:
                 f.write(json.dumps({"key": name, "value": _to_json(value)}) + "\n")
         if not quiet:
@@ -318,3 +319,44 @@ def brute_force_cost(registry=None, seconds=None):
             "seconds_per_hash": per_hash,
         })
     return rows
+
+
+# ---------------------------------------------------------------------------------
+# The teacher's values inside hidden tests
+# ---------------------------------------------------------------------------------
+EXPECTED_ENV = "LINCLS_RECORD_EXPECTED"
+
+
+def expected(key, value):
+    """The teacher's value of an expression, inside a hidden test.
+
+    Returns ``value``. When ``LINCLS_RECORD_EXPECTED`` names a file (set by
+    ``python -m booktools release --grading`` while it executes the teacher notebook),
+    the value is also recorded there under ``key``, to become a literal in the grading
+    version.
+
+    >>> expected("demo.answer", 2 + 2)
+    4
+    """
+    path = os.environ.get(EXPECTED_ENV)
+    if path:
+        with open(path, "a", encoding="utf-8") as f:
+            f.write(json.dumps({"key": key, "value": _to_json(value)}) + "\n")
+    return value
+
+
+def _to_json(value):
+    if isinstance(value, np.ndarray):
+        return {"ndarray": _to_json(value.tolist()), "dtype": str(value.dtype)}
+    if isinstance(value, (np.bool_, bool)):
+        return bool(value)
+    if isinstance(value, np.integer):
+        return int(value)
+    if isinstance(value, np.floating):
+        return float(value)
+    if isinstance(value, (list, tuple)):
+        return [_to_json(v) for v in value]
+    if isinstance(value, (int, float, str)) or value is None:
+        return value
+    raise TypeError(f"expected(): cannot record a {type(value).__name__}; use numbers, "
+                    "strings, lists or arrays")

@@ -1,4 +1,4 @@
-"""The command line, ``python -m lincls.homework COMMAND``: one function per command.
+"""The command line, ``python -m booktools COMMAND``: one function per command.
 
 Defined in chapter "For teachers" (``book/teachers.md``).
 
@@ -15,7 +15,9 @@ import subprocess
 import sys
 from pathlib import Path
 
-from . import answers, publish
+from lincls.homework import answers
+
+from . import publish
 from .autograde import TIMEOUT, autograde
 from .notebook import (
     HomeworkError,
@@ -24,10 +26,10 @@ from .notebook import (
     _notebooks,
     describe,
     execute,
-    validate,
 )
 from .release import rehearse, release
 from .site import StudentSiteError, build_student_site, make_student_sources
+from .validation import validate
 
 
 def _record_notebooks(paths, registry):
@@ -177,7 +179,7 @@ def cmd_edition(args):
 
 def _parser():
     parser = argparse.ArgumentParser(
-        prog="python -m lincls.homework",
+        prog="python -m booktools",
         description="Homework tools of the Linear Classification book.",
     )
     sub = parser.add_subparsers(dest="command", required=True)

@@ -13,5 +13,5 @@
 - :mod:`.edition` puts the edition and the licenses in every page's footer.
 
 They import Sphinx and docutils, the build-time dependencies of the ``book`` extra
-(``pip install lincls[book]``).
+(``pip install booktools[book]``).
 """

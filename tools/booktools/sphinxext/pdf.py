@@ -8,7 +8,7 @@ Two parts, one topic:
   ``singlehtml`` builder write the one page as the ``html`` builder writes pages: with
   MathJax, with the widgets' state and scripts of every chapter, and with visitors for
   every node;
-- ``python -m lincls.sphinxext.pdf SITE OUT.pdf``, which prints that single page with
+- ``python -m booktools.sphinxext.pdf SITE OUT.pdf``, which prints that single page with
   headless Chromium (Debian's, driven by Playwright, as in the browser tests) once MathJax
   has typeset every formula and every widget is drawn. The jsDelivr files the page loads
   are answered from the local npm copies in ``.venv/vendor`` (``make pdf`` fetches them);
@@ -320,7 +320,7 @@ def print_pdf(site, out, vendor=".venv/vendor", chromium=None, timeout_ms=300_00
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(prog="python -m lincls.sphinxext.pdf",
+    parser = argparse.ArgumentParser(prog="python -m booktools.sphinxext.pdf",
                                      description=print_pdf.__doc__.split("\n")[0])
     parser.add_argument("site", help="folder of the single-page HTML build")
     parser.add_argument("out", help="the PDF to write")

@@ -109,7 +109,8 @@ def record_variant(nb, path, seed, key, registry, timeout=600):
     Returns ``(expected, checked)``: the values of its ``expected`` calls and of its
     self-checks, by name (the latter for tests; a release never writes them).
     """
-    from .answers import RECORD_ENV, RECORD_KEY_ENV, RECORD_VALUES_ENV
+    from lincls.homework.answers import RECORD_ENV, RECORD_KEY_ENV, RECORD_VALUES_ENV
+
     from .grading import record_expected
 
     registry = Path(registry).resolve()

@@ -1,5 +1,5 @@
 // Accessibility fixes of the theme's and the widgets' pages, found by axe-core in
-// tests/test_browser.py; added to every page by lincls/sphinxext/site.py.
+// tests/test_browser.py; added to every page by tools/booktools/sphinxext/site.py.
 (function () {
   var VIEW = 'script[type="application/vnd.jupyter.widget-view+json"]';
 

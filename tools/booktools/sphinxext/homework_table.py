@@ -10,7 +10,7 @@ from docutils import nodes
 from docutils.parsers.rst import Directive, directives
 from docutils.statemachine import StringList
 
-from lincls.homework import HomeworkError, homework_table
+from booktools.homework import HomeworkError, homework_table
 from lincls.homework.answers import ANSWERS, FLAG_SECONDS, brute_force_cost
 
 

@@ -369,42 +369,6 @@ def hidden_sources(nb):
     return out
 
 
-def _check_notebook(nb, path, registry=None):
-    """All problems of one parsed notebook, as a list of HomeworkError.
-
-    Besides the format, the hidden tests must stand apart from lincls and from the
-    self-checks (see :mod:`lincls.homework.grading`).
-    """
-    from .grading import hidden_test_problems
-
-    errors, grade_ids = [], {}
-    try:
-        _check_metadata(nb, path)
-    except HomeworkError as exc:
-        errors.append(exc)
-    for index, cell in enumerate(nb.cells):
-        try:
-            _check_cell(cell, index, path, grade_ids)
-        except HomeworkError as exc:
-            exc.cell_id = cell.get("id")
-            errors.append(exc)
-    if errors:
-        return errors
-    for index, message in hidden_test_problems(nb, hidden_sources(nb), registry):
-        cell = nb.cells[index]
-        errors.append(HomeworkError(path, message, index, cell.cell_type, cell.get("id")))
-    return errors
-
-
-def validate_notebook(nb, path="<notebook>", registry=None):
-    """Every problem of one parsed teacher notebook, as a list of HomeworkError.
-
-    ``registry`` is the self-check registry that the hidden tests are compared with
-    (default: the one shipped with lincls).
-    """
-    return _check_notebook(nb, path, registry)
-
-
 def describe(path, summary, chapters, minutes):
     """Set the ``lincls`` metadata block of a homework notebook (outputs are kept).
 
@@ -433,40 +397,6 @@ def _notebooks(src):
         p for p in src.rglob("*.ipynb") if ".ipynb_checkpoints" not in p.parts
     )
     return src, found
-
-
-def validate(src):
-    """Check teacher (or student) notebooks without writing anything.
-
-    Parameters
-    ----------
-    src : path-like
-        A notebook or a directory searched recursively for ``*.ipynb``.
-
-    Returns
-    -------
-    list of HomeworkError
-        Every problem found; empty when all notebooks are well formed.
-
-    Examples
-    --------
-    >>> import tempfile, pathlib
-    >>> d = pathlib.Path(tempfile.mkdtemp())
-    >>> _ = (d / "broken.ipynb").write_text("{not json")
-    >>> [str(e).split(": ", 1)[1] for e in validate(d)]
-    ['is not valid JSON (line 1, column 2: Expecting property name enclosed in double quotes)']
-    """
-    _, paths = _notebooks(src)
-    errors = []
-    for path in paths:
-        try:
-            nb = _read(path)
-        except HomeworkError as exc:
-            errors.append(exc)
-            continue
-        errors.extend(_check_notebook(nb, path))
-    return errors
-
 
 
 def solution_lines(nb):

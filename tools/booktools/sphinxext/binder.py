@@ -12,7 +12,7 @@ with a generated block::
     ---
     # Title
 
-``python -m lincls.sphinxext.binder macros ROOT`` writes (or refreshes) that block in
+``python -m booktools.sphinxext.binder macros ROOT`` writes (or refreshes) that block in
 ``book/*.md`` and ``book/homework/*.ipynb`` from ``_config.yml``. As a Sphinx extension
 this module removes the block before myst-nb parses a page (on the website it would be a
 heading) and warns when a page's block differs from ``_config.yml``, so a build with
@@ -138,7 +138,7 @@ def _strip(app, docname, source):
     if found != expected:
         logging.getLogger(__name__).warning(
             "%s: its math macros (front matter of the first markdown cell, read by "
-            "JupyterLab) differ from _config.yml; run `python -m lincls.sphinxext.binder "
+            "JupyterLab) differ from _config.yml; run `python -m booktools.sphinxext.binder "
             "macros .`", path.name, type="lincls", subtype="macros")
 
 
@@ -170,6 +170,6 @@ def setup(app):
 
 if __name__ == "__main__":
     if len(sys.argv) != 3 or sys.argv[1] != "macros":
-        sys.exit("usage: python -m lincls.sphinxext.binder macros ROOT")
+        sys.exit("usage: python -m booktools.sphinxext.binder macros ROOT")
     for changed in write_macros(sys.argv[2]):
         print(f"macros written into {changed}")

@@ -182,6 +182,10 @@ def editions(root="."):
     init = (root / "lincls" / "__init__.py").read_text(encoding="utf-8")
     m = re.search(r'^__version__ = "([^"]*)"', init, re.M)
     found["lincls/__init__.py (__version__)"] = m[1] if m else ""
+    tools = root / "tools" / "booktools" / "__init__.py"
+    if tools.exists():  # the sibling package, versioned with the book
+        m = re.search(r'^__version__ = "([^"]*)"', tools.read_text(encoding="utf-8"), re.M)
+        found["tools/booktools/__init__.py (__version__)"] = m[1] if m else ""
     cff = yaml.safe_load((root / "CITATION.cff").read_text(encoding="utf-8"))
     found["CITATION.cff (version)"] = str(cff.get("version", ""))
     found["CITATION.cff (preferred-citation: edition)"] = str(

@@ -391,7 +391,7 @@ def _run_nbgrader_child(root, jobs, timeout, log):
     # nbgrader's database migrations call alembic, installed beside this interpreter
     bin_dir = str(Path(sys.executable).parent)
     env = dict(os.environ, PATH=f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}")
-    code = ("import sys; from lincls.homework.autograde import _run_nbgrader; "
+    code = ("import sys; from booktools.homework.autograde import _run_nbgrader; "
             "_run_nbgrader(*sys.argv[1:])")
     child = subprocess.Popen(
         [sys.executable, "-c", code, str(root), json.dumps(jobs), str(int(timeout))],

@@ -22,7 +22,6 @@ from .notebook import (
     HomeworkError,
     KernelDied,
     MalformedHomework,
-    _check_notebook,
     _notebooks,
     _read,
     _regions,
@@ -31,6 +30,7 @@ from .notebook import (
     is_grade_cell,
     is_solution_cell,
 )
+from .validation import _check_notebook
 
 
 def _student_source(cell, regions):
@@ -105,11 +105,11 @@ def release(src, out, grading=None, seed=None, students=None):
         Also write the *grading* versions there (the source for ``nbgrader
         generate_assignment`` and ``autograde``): each teacher notebook is executed, and
         every ``expected("key", ...)`` of its hidden tests becomes the value the
-        teacher's solution computed (see :mod:`lincls.homework.grading`). A value that
+        teacher's solution computed (see :mod:`booktools.homework.grading`). A value that
         a self-check protects is refused.
     seed : str, optional
         The course secret. Each notebook then becomes the course's variant (see
-        :mod:`lincls.homework.variants`): its parameters cell holds a seed derived from
+        :mod:`booktools.homework.variants`): its parameters cell holds a seed derived from
         the secret, and its self-check registry (``NAME.answers.json``, beside the
         notebook, in ``out`` and ``grading``) and the grading version's expected values
         are computed by running the teacher's solution with that seed.

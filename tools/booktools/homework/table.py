@@ -1,4 +1,4 @@
-"""The teachers' table of homework notebooks (used by ``lincls.sphinxext``).
+"""The teachers' table of homework notebooks (used by ``booktools.sphinxext``).
 
 Defined in chapter "For teachers" (``book/teachers.md``).
 """

@@ -32,45 +32,12 @@ from pathlib import Path
 
 import numpy as np
 
+from lincls.homework.answers import EXPECTED_ENV, _to_json  # noqa: F401
+
 from .notebook import execute
 
-EXPECTED_ENV = "LINCLS_RECORD_EXPECTED"
 #: lincls modules whose names a hidden test may use: data, not answers.
 DATA_MODULES = ("lincls.datasets",)
-
-
-def expected(key, value):
-    """The teacher's value of an expression, inside a hidden test.
-
-    Returns ``value``. When ``LINCLS_RECORD_EXPECTED`` names a file (set by
-    :func:`grading_versions` while it executes the teacher notebook), the value is also
-    recorded there under ``key``, to become a literal in the grading version.
-
-    >>> expected("demo.answer", 2 + 2)
-    4
-    """
-    path = os.environ.get(EXPECTED_ENV)
-    if path:
-        with open(path, "a", encoding="utf-8") as f:
-            f.write(json.dumps({"key": key, "value": _to_json(value)}) + "\n")
-    return value
-
-
-def _to_json(value):
-    if isinstance(value, np.ndarray):
-        return {"ndarray": _to_json(value.tolist()), "dtype": str(value.dtype)}
-    if isinstance(value, (np.bool_, bool)):
-        return bool(value)
-    if isinstance(value, np.integer):
-        return int(value)
-    if isinstance(value, np.floating):
-        return float(value)
-    if isinstance(value, (list, tuple)):
-        return [_to_json(v) for v in value]
-    if isinstance(value, (int, float, str)) or value is None:
-        return value
-    raise TypeError(f"expected(): cannot record a {type(value).__name__}; use numbers, "
-                    "strings, lists or arrays")
 
 
 def literal(value):
@@ -175,7 +142,7 @@ def self_check_names(nb):
 
 def protected_by(values, names, registry=None):
     """``(value, name)`` pairs where a value is what the self-check ``name`` accepts."""
-    from .answers import ANSWERS, _diagnose, _load_registry
+    from lincls.homework.answers import ANSWERS, _diagnose, _load_registry
 
     data = _load_registry(ANSWERS if registry is None else registry)
     hits = []

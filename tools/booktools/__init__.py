@@ -1,0 +1,13 @@
+"""booktools: the machinery of the textbook *Linear Classification*, beside lincls.
+
+lincls is what the chapters teach; booktools is what builds, releases and grades the book.
+It imports lincls (the homework's self-check registry), never the other way round.
+
+- :mod:`booktools.homework` — the teachers' tools: validate and release the homework,
+  course and per-student variants, grading with nbgrader, the student edition, the
+  teachers' table, publishing (``python -m booktools COMMAND``; chapter "For teachers");
+- :mod:`booktools.sphinxext` — the Sphinx extensions of the website, listed in
+  ``_config.yml``, and the PDF printer.
+"""
+
+__version__ = "2026.1"  # the book's edition, as lincls.__version__

@@ -1,0 +1,7 @@
+"""``python -m booktools``: see :mod:`booktools.homework.cli`."""
+
+import sys
+
+from .cli import main
+
+sys.exit(main())
