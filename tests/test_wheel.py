@@ -119,15 +119,16 @@ def clean_venv(dist, tmp_path_factory):
     """A fresh venv with the wheel (and its widgets extra) and ipykernel: no repository."""
     wheel, _ = dist
     venv = tmp_path_factory.mktemp("venv")
-    run([sys.executable, "-m", "venv", str(venv)])
+    # no pip of its own: this venv's pip installs into it (``--python``), faster
+    run([sys.executable, "-m", "venv", "--without-pip", str(venv)])
     pins = [line for line in (ROOT / "requirements.txt").read_text().splitlines()
             if re.match(r"[\w.-]+==", line)]
     constraints = venv / "constraints.txt"
     constraints.write_text("\n".join(pins) + "\n")
     kernel = next(p for p in pins if p.startswith("ipykernel=="))
-    run([str(venv / "bin" / "python"), "-m", "pip", "install", "--quiet",
-         "--disable-pip-version-check", "-c", str(constraints), f"{wheel}[widgets]", kernel],
-        cwd=venv, timeout=1200)
+    run([sys.executable, "-m", "pip", "--python", str(venv / "bin" / "python"), "install",
+         "--quiet", "--disable-pip-version-check", "-c", str(constraints),
+         f"{wheel}[widgets]", kernel], cwd=venv, timeout=1200)
     return venv
 
 
