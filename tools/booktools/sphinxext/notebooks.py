@@ -55,7 +55,13 @@ def is_chapter_notebook(text):
 
 
 def install_source(repository_url, branch=None):
-    """The line that installs lincls from the book's repository, or None without one."""
+    """Where pip finds lincls: the book's repository (at ``branch``), or None without one.
+
+    >>> install_source("https://github.com/owner/book/", "main")
+    'git+https://github.com/owner/book@main'
+    >>> install_source("") is None  # the student edition without a student repository
+    True
+    """
     if not repository_url:
         return None
     ref = f"@{branch}" if branch else ""
