@@ -21,7 +21,8 @@ BOOK_FLAGS := -n -W --keep-going
 NBVAL := --nbval -p no:cacheprovider --nbval-sanitize-with tests/sanitize.cfg
 
 .PHONY: book test lint unit sklearn homework release book-clean portability student-book \
-        nbgrader student-test browser pythons chromium poppler pdf student-pdf pdf-test bench clean
+        nbgrader student-test browser pythons chromium poppler pdf student-pdf pdf-test bench clean \
+        wheel
 
 # Before any install, `make book`/`make test` stop with one line when the interpreter (the
 # venv's, once it exists) is outside PY_MIN..PY_MAX. Plain `python -c`: any Python runs it.
@@ -160,6 +161,13 @@ book-clean:
 	rm -rf _build
 	$(BIN)/jupyter-book build . $(BOOK_FLAGS)
 	$(BIN)/pytest -m site tests/test_site.py
+
+## make wheel: lincls on its own: its wheel and sdist (python -m build; twine check; only the
+## dependencies lincls imports), the wheel in a fresh venv outside the repository, where
+## three chapter notebooks as the website serves them (_build/html/_notebooks, after the
+## book build) run with nbclient and their install cell finds lincls (tests/test_wheel.py)
+wheel: $(VENV)/.installed-dev
+	$(BIN)/pytest -m wheel --timeout 1800 tests/test_wheel.py
 
 ## portability: every chapter under three OpenBLAS kernels this CPU runs (its default with
 ## two BLAS threads, Prescott, one more with numba's generic CPU), in parallel: each must

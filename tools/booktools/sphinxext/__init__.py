@@ -10,7 +10,9 @@
 - :mod:`.execution` runs the chapters side by side (a reading process per core and one
   more, one BLAS thread per kernel), stops each kernel as soon as its chapter has run, and names the
   failing cell when a chapter raises;
-- :mod:`.edition` puts the edition and the licenses in every page's footer.
+- :mod:`.edition` puts the edition and the licenses in every page's footer;
+- :mod:`.notebooks` offers every chapter as a notebook (``.ipynb``) in its download menu,
+  whose first cell installs lincls where it is missing.
 
 They import Sphinx and docutils, the build-time dependencies of the ``book`` extra
 (``pip install booktools[book]``).
