@@ -82,7 +82,7 @@ def chapter_secrets(text):
     lines = text.split("\n")
     secret, public, n, open_directives = [], [], 0, []
     while n < len(lines):
-        m = re.match(r"^\s*(`{3,}|:{3,})\s*(\S.*)?$", lines[n])
+        m = re.match(r"^\s*(`{3,}|:{3,}|~{3,})\s*(\S.*)?$", lines[n])
         if not m:
             public.append(lines[n])
             n += 1
@@ -102,7 +102,8 @@ def chapter_secrets(text):
                    len(lines))
         body = lines[n + 1 : end]
         if info.startswith("{solution}") or (info.startswith("{code-cell}") and any(
-                "solution-only" in b for b in body if b.startswith(":"))):
+                "solution-only" in b for b in body if b.startswith(":"))) or re.match(
+                r"\{(admonition|dropdown)\}.*(solution|answer)", info, re.I):
             secret += body
         elif info.startswith("{") and not info.startswith("{code-cell}"):
             open_directives.append(fence)  # read its inside line by line
