@@ -118,9 +118,10 @@ def names_a_region(line):
     (``### ANSWER``, ``# solution:``): in an answer cell, a second region of another
     spelling."""
     text = fold(line).strip()
-    if not text.startswith("#"):
+    words = re.findall(r"[A-Z]+", text)
+    if not text.startswith("#") or len(words) > 3:  # a comment of a few words, not prose
         return False
-    return any(r in w for w in re.findall(r"[A-Z]+", text) for r in _REGION_WORDS[:3])
+    return any(r in w for w in words for r in _REGION_WORDS[:3])
 
 
 #: Cell metadata that reaches the student version (anything else is dropped): nbgrader's
@@ -362,7 +363,7 @@ def _check_lines(cell, lines, path, index):
     if not (answer or is_grade_cell(cell)):
         return
     for n, line in enumerate(lines):
-        if line.strip(" \t") in _MARKERS.values():
+        if marker_of(line) is not None:  # a marker, or a near miss _regions names exactly
             continue
         # in markdown, a marker is a short line; a sentence of prose is not one
         if ctype == "markdown" and len(line.split()) > 6:
@@ -383,6 +384,7 @@ def _check_cell(cell, index, path, grade_ids):
     """Validate one cell; return its marker regions."""
     ctype = cell.cell_type
     lines = _source_lines(cell)
+    _check_lines(cell, lines, path, index)
     regions = _regions(lines, path, index, ctype)
     kinds = {k for k, _, _ in regions}
     if ctype == "raw" and regions:
@@ -402,7 +404,6 @@ def _check_cell(cell, index, path, grade_ids):
                                   "student version would show it; tag it also "
                                   f"{SOLUTION_ONLY_TAG!r} (the student version drops it) or "
                                   "remove the tag", index, ctype)
-    _check_lines(cell, lines, path, index)
     if ctype == "markdown" and "hidden" in kinds:
         raise HomeworkError(
             path, "hidden tests belong in a code cell, not a markdown cell", index, ctype
