@@ -289,7 +289,8 @@ CHAPTER_REFUSED = {
         + "````\n"), "titled like"),
 }
 CHAPTER_STRIPPED = {
-    "tilde-solution": chapter_with(block("~~~", "{solution} planted-ex", options=":class: dropdown")),
+    "tilde-solution": chapter_with(block("~~~", "{solution} planted-ex",
+                                         options=":class: dropdown")),
     "long-tilde-solution": chapter_with(block("~~~~~", "{solution} planted-ex")),
     "teacher-visible-admonition": chapter_with(block(
         "```", "{admonition} Solution sketch", options=":class: teacher-visible")),

@@ -61,16 +61,16 @@ def secret_bits(secret):
     Hexadecimal text counts 4 bits a character. Otherwise a character counts 6 bits (the
     base64 alphabet), except what makes text guessable: in a run of letters of the same
     case, the second counts log2(26) bits and each further one 1.2 bits (about what a
-    letter of English carries); a digit after a digit log2(10) bits; a space or
-    punctuation between words 1 bit. Text that
-    compresses well (repetitions) counts no more than its compressed size.
+    letter of English carries); a digit after a digit log2(10) bits; punctuation 1 bit.
+    In a phrase (text with spaces) a word counts at most 13 bits, as if drawn from a
+    list of 8192 words, and a space nothing. Text that compresses well (repetitions)
+    counts no more than its compressed size.
 
     >>> secret_bits("0f1e2d3c4b5a69788796a5b4c3d2e1f00123456789abcdeffedcba9876543210")
     256.0
     >>> [secret_bits(s) < 128 for s in ("ml2024", "correct horse battery staple 19")]
     [True, True]
     """
-    import math
     import zlib
 
     text = str(secret).strip()
@@ -78,20 +78,28 @@ def secret_bits(secret):
         return 0.0
     if re.fullmatch(r"[0-9a-f]+|[0-9A-F]+", text):
         bits = 4.0 * len(text)
+    elif re.search(r"\s", text):  # a phrase: each word at most one of 8192 words
+        bits = sum(min(_run_bits(word), 13.0) for word in text.split())
     else:
-        bits, prev, run = 0.0, None, 0
-        for ch in text:
-            kind = ("lower" if ch.islower() else "upper" if ch.isupper() else
-                    "digit" if ch.isdigit() else "space" if ch.isspace() or ch in "-_.,;:'"
-                    else "other")
-            run = run + 1 if kind == prev else 1
-            bits += (6.0 if run == 1 and kind != "space" else
-                     1.0 if kind == "space" else
-                     math.log2(10) if kind == "digit" else
-                     math.log2(26) if run == 2 and kind in ("lower", "upper") else 1.2)
-            prev = kind
+        bits = _run_bits(text)
     compressed = 8 * max(0, len(zlib.compress(text.encode(), 9)) - 8)
     return min(bits, float(compressed))
+
+
+def _run_bits(text):
+    """:func:`secret_bits` of text without spaces, character by character."""
+    import math
+
+    bits, prev, run = 0.0, None, 0
+    for ch in text:
+        kind = ("lower" if ch.islower() else "upper" if ch.isupper() else
+                "digit" if ch.isdigit() else "punct" if ch in "-_.,;:'" else "other")
+        run = run + 1 if kind == prev else 1
+        bits += (1.0 if kind == "punct" else 6.0 if run == 1 else
+                 math.log2(10) if kind == "digit" else
+                 math.log2(26) if run == 2 and kind in ("lower", "upper") else 1.2)
+        prev = kind
+    return bits
 
 
 def check_secret(secret):
