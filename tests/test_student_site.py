@@ -260,3 +260,13 @@ def test_the_student_site_shows_exercises_and_homework(student_site):
     assert "(student edition)" in pages[student_site / "html" / "book" / "index.html"]
     teachers = pages[student_site / "html" / "book" / "teachers.html"]
     assert "This table is not part of the student edition." in teachers
+
+
+def test_the_parser_reads_tilde_fences_and_solution_titles():
+    """A ``~~~`` fence opens a directive as a backtick fence does, and an admonition or
+    dropdown titled like a solution is one."""
+    text = ("~~~{solution} ex\nthe first hidden line\n~~~\n\n"
+            "```{dropdown} Solution sketch\nthe second hidden line\n```\n\nplain text\n")
+    secret, public = chapter_secrets(text)
+    assert secret == ["the first hidden line", "the second hidden line"]
+    assert "plain text" in public

@@ -96,8 +96,11 @@ def release(src, out, grading=None, seed=None, students=None):
     :class:`MalformedHomework` listing every problem is raised and nothing is written.
     The student versions are written into a temporary folder beside ``out``, which then
     replaces ``out`` as a whole: a failure at any point leaves ``out`` as it was, and a
-    release never leaves stale files of an earlier one. The output is a pure function of
-    the input (and of ``seed``), so releasing twice gives byte-identical files.
+    release never leaves stale files of an earlier one. Before anything is moved into
+    place, the student files are searched for the lines of the solutions and hidden
+    tests (:func:`leaked_lines`); one found refuses the release. The output is a pure
+    function of the input (and of ``seed``), so releasing twice gives byte-identical
+    files.
 
     Parameters
     ----------
@@ -113,7 +116,8 @@ def release(src, out, grading=None, seed=None, students=None):
         teacher's solution computed (see :mod:`booktools.homework.grading`). A value that
         a self-check protects is refused.
     seed : str, optional
-        The course secret. Each notebook then becomes the course's variant (see
+        The course secret (see :func:`booktools.homework.variants.read_secret`; a weak
+        one is refused). Each notebook then becomes the course's variant (see
         :mod:`booktools.homework.variants`): its parameters cell holds a seed derived from
         the secret, and its self-check registry (``NAME.answers.json``, beside the
         notebook, in ``out`` and ``grading``) and the grading version's expected values
