@@ -469,7 +469,11 @@ def test_student_sources(tmp_path, capsys):
     (root / "book" / "homework" / "hw.md").write_text("### BEGIN SOLUTION\nsecret\n")
     (root / "book" / "homework" / "hw.ipynb.bak").write_text("secret")
     (root / "book" / "homework" / "data" / "points.csv").write_text("1,2\n")
-    (root / "book" / "chapter.md").write_text(CHAPTER)
+    # only what the student edition names ships: not a teacher's notes with the answers
+    for name in ("solutions.txt", "answers.csv", "teacher_notes.json", "solution_plot.png"):
+        (root / "book" / "homework" / name).write_text("secret")
+    (root / "book" / "chapter.md").write_text(
+        CHAPTER + "\nThe data: [points](homework/data/points.csv).\n")
     (root / "_toc.yml").write_text("format: jb-book\nroot: book/chapter\n")
     (root / "_config.yml").write_text(
         "title: T\nrepository: {url: 'https://github.com/a/b', branch: main}\n"

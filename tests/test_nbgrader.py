@@ -133,7 +133,7 @@ def test_autograde_teacher_full_marks_unanswered_zero(course, path):
 
 
 # --- one variant per student: `python -m booktools autograde` ------------------
-SECRET = "a known secret of the per-student round trip"
+SECRET = "9e2c4a7f1b3d5e8a0c6f2b4d7e9a1c3f5b8d0e2a4c6f8b1d3e5a7c9f0b2d4e6a"  # as new-secret
 ROSTER = ("s01", "s02", "s03", "s04", "s05")
 
 

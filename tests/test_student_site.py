@@ -82,7 +82,7 @@ def chapter_secrets(text):
     lines = text.split("\n")
     secret, public, n, open_directives = [], [], 0, []
     while n < len(lines):
-        m = re.match(r"^\s*(`{3,}|:{3,})\s*(\S.*)?$", lines[n])
+        m = re.match(r"^\s*(`{3,}|:{3,}|~{3,})\s*(\S.*)?$", lines[n])
         if not m:
             public.append(lines[n])
             n += 1
@@ -102,7 +102,8 @@ def chapter_secrets(text):
                    len(lines))
         body = lines[n + 1 : end]
         if info.startswith("{solution}") or (info.startswith("{code-cell}") and any(
-                "solution-only" in b for b in body if b.startswith(":"))):
+                "solution-only" in b for b in body if b.startswith(":"))) or re.match(
+                r"\{(admonition|dropdown)\}.*(solution|answer)", info, re.I):
             secret += body
         elif info.startswith("{") and not info.startswith("{code-cell}"):
             open_directives.append(fence)  # read its inside line by line
@@ -259,3 +260,13 @@ def test_the_student_site_shows_exercises_and_homework(student_site):
     assert "(student edition)" in pages[student_site / "html" / "book" / "index.html"]
     teachers = pages[student_site / "html" / "book" / "teachers.html"]
     assert "This table is not part of the student edition." in teachers
+
+
+def test_the_parser_reads_tilde_fences_and_solution_titles():
+    """A ``~~~`` fence opens a directive as a backtick fence does, and an admonition or
+    dropdown titled like a solution is one."""
+    text = ("~~~{solution} ex\nthe first hidden line\n~~~\n\n"
+            "```{dropdown} Solution sketch\nthe second hidden line\n```\n\nplain text\n")
+    secret, public = chapter_secrets(text)
+    assert secret == ["the first hidden line", "the second hidden line"]
+    assert "plain text" in public

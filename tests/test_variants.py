@@ -24,7 +24,9 @@ ROOT = Path(__file__).resolve().parents[1]
 BOOK = ROOT / "book" / "homework"
 HOMEWORK = sorted(BOOK.glob("*.ipynb"))
 IDS = [p.stem for p in HOMEWORK]
-SECRETS = {"A": "correct horse battery staple 19", "B": "another course, another year"}
+# two course secrets as `python -m booktools new-secret` writes them (256 bits, hex)
+SECRETS = {"A": "5b1f0c9e83d2a7461e9f03c2b8d57a6e0f4c1b9a2d8e7f3065a4c3b2e1d0f9a8",
+           "B": "c47e2a90f1b3d85e6a0c9f7b2e4d1a3c8b5f0e9d7a6c4b2e1f3d5a7c9e0b2d4f"}
 
 pytestmark = pytest.mark.homework
 

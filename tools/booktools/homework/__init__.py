@@ -15,7 +15,7 @@ unchanged, and this package turns them into *student* versions without nbgrader:
   :func:`check`, the student's self-check of a numerical answer against a slow salted
   hash of the whole answer, and what inverting it costs;
 * :mod:`.variants` makes a course's (or each student's) variant from a secret
-  (``release --seed SECRET [--students roster.csv]``);
+  (``new-secret PATH``, then ``release --seed --secret-file PATH [--students roster.csv]``);
 * :mod:`.autograde` grades the submissions with nbgrader, each against its own
   student's grading version, into one CSV file (``python -m booktools autograde``);
 * :mod:`.site` builds the student edition of the website (``make student-book``);

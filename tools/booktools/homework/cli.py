@@ -50,10 +50,15 @@ def _record_notebooks(paths, registry):
 
 
 def cmd_release(args):
-    from .variants import read_roster
+    from .variants import read_roster, read_secret
 
     students = read_roster(args.students) if args.students else None
-    for path in release(args.src, args.out, grading=args.grading, seed=args.seed,
+    secret = None
+    if args.seed or args.secret_file:
+        secret = read_secret(args.secret_file)
+    elif students is not None:
+        raise ValueError("one variant per student (--students) needs --seed")
+    for path in release(args.src, args.out, grading=args.grading, seed=secret,
                         students=students):
         print(f"wrote {path}")
     return 0
@@ -72,6 +77,15 @@ def cmd_autograde(args):
         print(f"wrote {args.out}")
     # exit status 1 when a submission could not be graded (a zero is a grade)
     return 1 if not rows or any(r["score"] is None for r in rows if r["cell"] == "total") else 0
+
+
+def cmd_new_secret(args):
+    from .variants import new_secret
+
+    path = new_secret(args.path)
+    print(f"wrote a new 256-bit course secret to {path} (only you may read it); keep it "
+          "for the whole course, outside the repository")
+    return 0
 
 
 def cmd_validate(args):
@@ -189,12 +203,21 @@ def _parser():
     p.add_argument("--grading", default=None, metavar="DIR",
                    help="also write grading versions (nbgrader's source) there: expected "
                         "values of hidden tests computed by running the teacher notebooks")
-    p.add_argument("--seed", default=None, metavar="SECRET",
-                   help="the course secret: write the course's variant, with seeds derived "
-                        "from SECRET and self-checks and expected values computed for them")
+    p.add_argument("--seed", action="store_true",
+                   help="write the course's variant: seeds derived from the course secret "
+                        "(read from --secret-file, else from $BOOKTOOLS_COURSE_SECRET; never "
+                        "typed on the command line), self-checks and expected values "
+                        "computed for them")
+    p.add_argument("--secret-file", default=None, metavar="PATH",
+                   help="the file holding the course secret (implies --seed); make one with "
+                        "`new-secret PATH`")
     p.add_argument("--students", default=None, metavar="ROSTER.CSV",
                    help="with --seed: one variant per student id (column 'id' of the CSV)")
     p.set_defaults(run=cmd_release)
+    p = sub.add_parser("new-secret", help="write a new course secret (256 random bits) to a "
+                                          "new file only you may read")
+    p.add_argument("path")
+    p.set_defaults(run=cmd_new_secret)
     p = sub.add_parser("autograde",
                        help="grade submissions with nbgrader, each against its own variant")
     p.add_argument("grading", help="the grading versions of the release (release --grading)")

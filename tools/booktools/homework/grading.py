@@ -162,14 +162,157 @@ def protected_by(values, names, registry=None):
     return hits
 
 
+#: lincls names a hidden test may use on data, like the loaders: they prepare data
+#: (``augment`` adds the column of ones) and implement no answer.
+DATA_NAMES = ("augment",)
+#: Routes to a module that no name in the notebook binds: a hidden test may use none.
+DYNAMIC = ("importlib", "__import__", "eval", "exec", "compile", "globals", "locals",
+           "vars", "getattr", "setattr", "builtins", "__builtins__", "modules")
+
+
+def _code(text):
+    """Cell text as Python: IPython's magics and shell lines become blank lines."""
+    return "\n".join("" if line.lstrip().startswith(("%", "!")) else line
+                     for line in text.split("\n"))
+
+
+def _cell_parts(nb):
+    """``[(index, kind, tree)]`` of the code cells: ``kind`` is "answer" for an answer
+    cell (the whole teacher cell), else "public" (its lines outside hidden regions)."""
+    from .notebook import _regions, _source_lines, is_solution_cell
+
+    parts = []
+    for index, cell in enumerate(nb.cells):
+        if cell.cell_type != "code":
+            continue
+        lines = _source_lines(cell)
+        if is_solution_cell(cell):
+            parts.append((index, "answer", _parse(_code("\n".join(lines)))))
+            continue
+        hidden = {n for kind, b, e in _regions(lines, "<notebook>", index, "code")
+                  if kind == "hidden" for n in range(b, e + 1)}
+        text = "\n".join(line for n, line in enumerate(lines) if n not in hidden)
+        parts.append((index, "public", _parse(_code(text))))
+    return parts
+
+
+def _bound(node):
+    """Names a statement binds (assignment and loop targets, definitions)."""
+    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+        return {node.name}
+    targets = {ast.Assign: lambda n: n.targets, ast.AugAssign: lambda n: [n.target],
+               ast.AnnAssign: lambda n: [n.target], ast.For: lambda n: [n.target],
+               ast.NamedExpr: lambda n: [n.target],
+               ast.With: lambda n: [i.optional_vars for i in n.items if i.optional_vars]}
+    get = targets.get(type(node))
+    if get is None:
+        return set()
+    return {n.id for t in get(node) for n in ast.walk(t) if isinstance(n, ast.Name)}
+
+
+def _reached(node, names, student):
+    """Names of ``names`` that ``node`` uses other than as an argument handed to a
+    function of the student's (``student``): data passed to an answer is no answer."""
+    found, todo = set(), [node]
+    while todo:
+        n = todo.pop()
+        if isinstance(n, ast.Call) and getattr(n.func, "id", None) == "expected":
+            continue
+        if (isinstance(n, ast.Call) and isinstance(n.func, ast.Name)
+                and n.func.id in student and n.func.id not in names):
+            continue
+        if isinstance(n, ast.Name) and n.id in names:
+            found.add(n.id)
+        todo.extend(ast.iter_child_nodes(n))
+    return found
+
+
+def lincls_results(nb):
+    """``({cell index: names}, student names)``: the names that the public code above a
+    cell's hidden tests (and that cell's own visible lines) holds computed from lincls
+    (``pocket = Pocket().fit(...)``, and what is computed from those), except by handing
+    them to the student's functions. A hidden test that uses one compares with lincls.
+
+    Cells are read in order: a name rebound from something else, or in an answer cell,
+    is the student's again; bindings inside loops, branches and functions only add.
+    """
+    parts = _cell_parts(nb)
+    student = {name for _, kind, tree in parts if kind == "answer" and tree
+               for node in ast.walk(tree) for name in _bound(node)}
+    tainted = lincls_names(nb) - set(DATA_NAMES)
+    at = {}
+    for index, kind, tree in parts:
+        for stmt in tree.body if tree else ():
+            if kind == "answer":
+                tainted -= {n for node in ast.walk(stmt) for n in _bound(node)}
+                continue
+            for top, node in [(True, stmt)] + [(False, n) for n in ast.walk(stmt)][1:] * 2:
+                bound = _bound(node)
+                if isinstance(node, ast.Expr) and isinstance(node.value, ast.Call):
+                    base = node.value.func  # results.append(Pocket().fit(...))
+                    while isinstance(base, (ast.Attribute, ast.Subscript)):
+                        base = base.value
+                    bound = {base.id} if isinstance(base, ast.Name) else set()
+                if not bound:
+                    continue
+                body = node.iter if isinstance(node, ast.For) else getattr(node, "value", node)
+                if body is not None and _reached(body, tainted, student):
+                    tainted |= bound
+                elif top and isinstance(node, (ast.Assign, ast.AnnAssign)):
+                    tainted -= bound
+        at[index] = tainted - lincls_names(nb)
+    return at, student
+
+
+def _dynamic(tree):
+    """What in a hidden test reaches a module by a route no import shows."""
+    found = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name) and node.id in DYNAMIC:
+            found.add(node.id)
+        elif isinstance(node, ast.Attribute) and (node.attr in DYNAMIC
+                                                  or node.attr.startswith("__")):
+            found.add("." + node.attr)
+        elif isinstance(node, ast.Constant) and isinstance(node.value, str) \
+                and "lincls" in node.value:
+            found.add(repr(node.value))
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            modules = [node.module or ""] if isinstance(node, ast.ImportFrom) else [
+                a.name for a in node.names]
+            for module in modules:
+                top = module.split(".")[0]
+                if (top == "lincls" and module not in DATA_MODULES) or top in (
+                        "importlib", "builtins", "sys"):
+                    found.add(f"import {module}")
+    return sorted(found)
+
+
+def visible_expected(nb):
+    """``[(cell index, message)]`` for each ``expected`` outside a hidden region: there it
+    stays in the grading version, where it returns what it is given and always passes."""
+    problems = []
+    for index, _, tree in _cell_parts(nb):
+        if tree is None:
+            continue
+        if any(isinstance(n, ast.Name) and n.id == "expected"
+               or isinstance(n, ast.Attribute) and n.attr == "expected"
+               for n in ast.walk(tree)):
+            problems.append((index, "expected(...) outside a hidden-test region: the grading "
+                                    "version keeps it, and it returns the student's own value "
+                                    "(a test that always passes); move it between "
+                                    "'### BEGIN HIDDEN TESTS' and '### END HIDDEN TESTS'"))
+    return problems
+
+
 def hidden_test_problems(nb, hidden_sources, registry=None):
     """Problems of the hidden tests of one notebook: ``[(cell index, message)]``.
 
     ``hidden_sources`` maps a cell index to the text of its hidden-test regions.
     """
     banned = lincls_names(nb)
+    results_at, student = lincls_results(nb)
     checks = self_check_names(nb)
-    problems = []
+    problems = visible_expected(nb)
     for index, text in hidden_sources.items():
         tree = _parse(text)
         if tree is None:
@@ -182,6 +325,17 @@ def hidden_test_problems(nb, hidden_sources, registry=None):
                 f"hidden tests compare against lincls ({', '.join(used)}), which students "
                 "have too; compute the expected value from the teacher's solution with "
                 'expected("key", ...)')))
+        computed = sorted(_reached(tree, results_at.get(index, set()), student))
+        if computed:
+            problems.append((index, (
+                f"hidden tests use {', '.join(computed)}, computed from lincls in lines the "
+                "student sees; compare with expected(\"key\", ...) of the teacher's "
+                "solution instead")))
+        dynamic = _dynamic(tree)
+        if dynamic:
+            problems.append((index, (
+                f"hidden tests may not reach a module by name ({', '.join(dynamic)}): "
+                "import what they need in a visible cell, and never lincls")))
         for value, name in protected_by(_number_literals(tree), checks, registry):
             problems.append((index, (
                 f"hidden tests assert {value.tolist()}, the answer the self-check {name!r} "

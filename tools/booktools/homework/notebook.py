@@ -61,6 +61,117 @@ def marker_of(line):
     return None
 
 
+# Look-alikes of Latin capitals (Cyrillic, Greek) that NFKC leaves alone: a marker
+# spelled with them must still be seen as one (``### BEGIN HIDDЕN TESTS``, Cyrillic Е).
+_CONFUSABLES = str.maketrans({
+    **dict.fromkeys("АаΑα", "A"), **dict.fromkeys("ВвΒβ", "B"), **dict.fromkeys("СсϹϲ", "C"),
+    **dict.fromkeys("ЕеЁёΕε", "E"), **dict.fromkeys("НнΗ", "H"),
+    **dict.fromkeys("ІіΙιӀӏ", "I"), **dict.fromkeys("Јј", "J"), **dict.fromkeys("КкΚκ", "K"),
+    **dict.fromkeys("МмΜ", "M"), **dict.fromkeys("Ν", "N"), "ν": "V", "η": "N",
+    **dict.fromkeys("ОоΟοσ", "O"),
+    **dict.fromkeys("РрΡρ", "P"), **dict.fromkeys("Ѕѕ", "S"), **dict.fromkeys("ТтΤτ", "T"),
+    **dict.fromkeys("ХхΧχ", "X"), **dict.fromkeys("УуΥυ", "Y"), **dict.fromkeys("Ζζ", "Z"),
+    **dict.fromkeys("Ԁԁ", "D"), **dict.fromkeys("Ԍԍ", "G"), **dict.fromkeys("Ԛԛ", "Q"),
+    **dict.fromkeys("Ԝԝ", "W"), "ı": "I", "ℓ": "L", "ⅼ": "L", "ǀ": "L",
+})
+
+
+def fold(text):
+    """``text`` as a reader sees it: NFKC, without invisible format characters and
+    accents, Cyrillic and Greek look-alikes as Latin letters, in capitals.
+
+    >>> fold("### BEGIN HIDDЕN ТESTS")  # Cyrillic Е and Т
+    '### BEGIN HIDDEN TESTS'
+    >>> fold("ＢＥＧＩＮ so\u200blution")
+    'BEGIN SOLUTION'
+    """
+    text = unicodedata.normalize("NFKC", text)
+    text = "".join(ch for ch in unicodedata.normalize("NFKD", text)
+                   if unicodedata.category(ch) not in ("Cf", "Mn", "Me"))
+    return unicodedata.normalize("NFKC", text).translate(_CONFUSABLES).upper()
+
+
+_EDGE_WORDS = ("BEGIN", "END", "START", "STOP")
+_REGION_WORDS = ("SOLUTION", "SOLN", "ANSWER", "TEST")
+
+
+def resembles_marker(line):
+    """True if ``line`` looks meant as a region marker, in any spelling: it names HIDDEN
+    (or HIDEN), or one of BEGIN/END/START/STOP together with SOLUTION/SOLN/ANSWER/TEST,
+    in any case and after :func:`fold`.
+
+    >>> resembles_marker("### [begin hidden tests]"), resembles_marker("### STOP SOLN")
+    (True, True)
+    >>> resembles_marker("w = perceptron_epoch(w, Xa, y)")
+    False
+    """
+    words = re.findall(r"[A-Z]+", fold(line))
+    key = "".join(words)
+    if "HIDDEN" in key or "HIDEN" in key:
+        return True
+    edge = any(w.startswith(_EDGE_WORDS) or w.endswith(_EDGE_WORDS) for w in words)
+    what = any(r in w for w in words for r in _REGION_WORDS)
+    return edge and what
+
+
+def names_a_region(line):
+    """True if ``line`` is a comment or heading that names a solution or answer region
+    (``### ANSWER``, ``# solution:``): in an answer cell, a second region of another
+    spelling."""
+    text = fold(line).strip()
+    words = re.findall(r"[A-Z]+", text)
+    if not text.startswith("#") or len(words) > 3:  # a comment of a few words, not prose
+        return False
+    return any(r in w for w in words for r in _REGION_WORDS[:3])
+
+
+#: Cell metadata that reaches the student version (anything else is dropped): nbgrader's
+#: own fields, tags, and Jupyter's display flags, each of its documented type.
+CELL_METADATA = {"tags": list, "editable": bool, "deletable": bool, "collapsed": bool,
+                 "scrolled": bool, "nbgrader": dict, "jupyter": dict, "mystnb": dict}
+NBGRADER_FIELDS = {"grade": bool, "grade_id": str, "locked": bool, "points": (int, float),
+                   "schema_version": int, "solution": bool, "task": bool}
+JUPYTER_FIELDS = {"source_hidden": bool, "outputs_hidden": bool}
+#: Notebook metadata that reaches the student version, and the fields of its ``lincls``
+#: block (the teachers' table shows them).
+NOTEBOOK_METADATA = ("kernelspec", "language_info", "lincls")
+LINCLS_FIELDS = {"summary": str, "chapters": list, "minutes": int, "fixed": list}
+#: Tags with which Jupyter Book hides a cell's source from the website: on a homework
+#: cell they would suggest it is hidden from students, but the student version shows it.
+HIDING_TAGS = ("remove-cell", "remove-input")
+
+
+def _typed(fields, meta):
+    """The entries of ``meta`` named in ``fields`` and of the type given there."""
+    return {k: v for k, v in meta.items() if k in fields and isinstance(v, fields[k])
+            and not (fields[k] is not bool and isinstance(v, bool))}
+
+
+def allowed_cell_metadata(meta):
+    """The part of a cell's metadata that the student version keeps."""
+    out = _typed(CELL_METADATA, meta)
+    if "nbgrader" in out:
+        out["nbgrader"] = _typed(NBGRADER_FIELDS, out["nbgrader"])
+    if "jupyter" in out:
+        out["jupyter"] = _typed(JUPYTER_FIELDS, out["jupyter"])
+    if "mystnb" in out:  # a figure's alt text, for the student site's readers
+        image = out["mystnb"].get("image")
+        alt = image.get("alt") if isinstance(image, dict) else None
+        out["mystnb"] = {"image": {"alt": alt}} if isinstance(alt, str) else {}
+    if "tags" in out:
+        out["tags"] = [t for t in out["tags"]
+                       if isinstance(t, str) and re.fullmatch(r"[\w.-]{1,40}", t)]
+    return out
+
+
+def allowed_notebook_metadata(meta):
+    """The part of a notebook's metadata that the student version keeps."""
+    out = {k: meta[k] for k in NOTEBOOK_METADATA if k in meta}
+    if isinstance(out.get("lincls"), dict):
+        out["lincls"] = _typed(LINCLS_FIELDS, out["lincls"])
+    return out
+
+
 _METADATA_HELP = (
     'give the notebook a metadata block {"lincls": {"summary": "...", '
     '"chapters": ["perceptron"], "minutes": 60}} (see "For teachers")'
@@ -245,14 +356,55 @@ def _regions(lines, path, index, cell_type):
     return regions
 
 
+def _check_lines(cell, lines, path, index):
+    """In a graded or answer cell, a line that looks meant as a marker must be one,
+    spelled exactly; in an answer cell, so must a comment that names a region."""
+    ctype = cell.cell_type
+    answer = is_solution_cell(cell)
+    if not (answer or is_grade_cell(cell)):
+        return
+    for n, line in enumerate(lines):
+        if marker_of(line) is not None:  # a marker, or a near miss _regions names exactly
+            continue
+        # in markdown, a marker is a short line; a sentence of prose is not one
+        if ctype == "markdown" and len(line.split()) > 6:
+            continue
+        if resembles_marker(line):
+            raise HomeworkError(path, f"line {n + 1}: {line.strip()!r} looks like a region "
+                                      "marker but is not one: write a marker exactly as "
+                                      f"{BEGIN_SOLUTION!r} or {BEGIN_HIDDEN!r} (and their END), "
+                                      "alone on its line, or reword the line", index, ctype)
+        if answer and names_a_region(line):
+            raise HomeworkError(path, f"line {n + 1}: {line.strip()!r} in an answer cell names "
+                                      "a region in another spelling; only "
+                                      f"{BEGIN_SOLUTION!r} ... {END_SOLUTION!r} marks one",
+                                index, ctype)
+
+
 def _check_cell(cell, index, path, grade_ids):
     """Validate one cell; return its marker regions."""
     ctype = cell.cell_type
     lines = _source_lines(cell)
+    _check_lines(cell, lines, path, index)
     regions = _regions(lines, path, index, ctype)
     kinds = {k for k, _, _ in regions}
     if ctype == "raw" and regions:
         raise HomeworkError(path, "markers are not allowed in a raw cell", index, ctype)
+    if ctype == "raw":
+        raise HomeworkError(path, "a raw cell would reach the student version as it is, and "
+                                  "nbgrader neither grades nor hides it: make it a markdown "
+                                  "or code cell", index, ctype)
+    if cell.get("attachments") and not is_solution_cell(cell):  # an answer's goes with it
+        raise HomeworkError(path, "the cell has an attached picture (attachments): a release "
+                                  "cannot check a picture for solutions; save it as a file "
+                                  "beside the notebook and link it", index, ctype)
+    tags = cell.get("metadata", {}).get("tags") or []
+    hiding = [t for t in HIDING_TAGS if t in tags]
+    if hiding and SOLUTION_ONLY_TAG not in tags:
+        raise HomeworkError(path, f"tagged {hiding[0]!r}: the website hides it, but the "
+                                  "student version would show it; tag it also "
+                                  f"{SOLUTION_ONLY_TAG!r} (the student version drops it) or "
+                                  "remove the tag", index, ctype)
     if ctype == "markdown" and "hidden" in kinds:
         raise HomeworkError(
             path, "hidden tests belong in a code cell, not a markdown cell", index, ctype

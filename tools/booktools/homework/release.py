@@ -26,9 +26,13 @@ from .notebook import (
     _read,
     _regions,
     _source_lines,
+    allowed_cell_metadata,
+    allowed_notebook_metadata,
     exit_status,
     is_grade_cell,
     is_solution_cell,
+    public_lines,
+    solution_lines,
 )
 from .validation import _check_notebook
 
@@ -69,13 +73,14 @@ def _student_version(nb, path):
     import nbformat
 
     student = nbformat.from_dict(json.loads(json.dumps(nb)))
-    # Widget state saved in the notebook can hold computed results; drop it.
-    student.metadata.pop("widgets", None)
+    # Only an allow-list of metadata passes (no widget state, timing stamps, or fields
+    # a solution could hide in).
+    student.metadata = nbformat.from_dict(allowed_notebook_metadata(student.metadata))
     student.cells = [c for c in student.cells if not solution_only(c)]
     for cell in student.cells:
         regions = _regions(_source_lines(cell), path, None, cell.cell_type)
         cell.source = _student_source(cell, regions)
-        cell.metadata.pop("execution", None)  # timing stamps of the teacher's run
+        cell.metadata = nbformat.from_dict(allowed_cell_metadata(cell.metadata))
         if is_solution_cell(cell):
             cell.pop("attachments", None)  # a pasted picture of the answer
         if cell.cell_type == "code":
@@ -91,8 +96,11 @@ def release(src, out, grading=None, seed=None, students=None):
     :class:`MalformedHomework` listing every problem is raised and nothing is written.
     The student versions are written into a temporary folder beside ``out``, which then
     replaces ``out`` as a whole: a failure at any point leaves ``out`` as it was, and a
-    release never leaves stale files of an earlier one. The output is a pure function of
-    the input (and of ``seed``), so releasing twice gives byte-identical files.
+    release never leaves stale files of an earlier one. Before anything is moved into
+    place, the student files are searched for the lines of the solutions and hidden
+    tests (:func:`leaked_lines`); one found refuses the release. The output is a pure
+    function of the input (and of ``seed``), so releasing twice gives byte-identical
+    files.
 
     Parameters
     ----------
@@ -108,7 +116,8 @@ def release(src, out, grading=None, seed=None, students=None):
         teacher's solution computed (see :mod:`booktools.homework.grading`). A value that
         a self-check protects is refused.
     seed : str, optional
-        The course secret. Each notebook then becomes the course's variant (see
+        The course secret (see :func:`booktools.homework.variants.read_secret`; a weak
+        one is refused). Each notebook then becomes the course's variant (see
         :mod:`booktools.homework.variants`): its parameters cell holds a seed derived from
         the secret, and its self-check registry (``NAME.answers.json``, beside the
         notebook, in ``out`` and ``grading``) and the grading version's expected values
@@ -164,10 +173,39 @@ def release(src, out, grading=None, seed=None, students=None):
                     errors.append(exc)
             if errors:
                 raise MalformedHomework(errors)
+    leaks = leaked_lines(students_nb, rel, mine)
+    if leaks:
+        raise MalformedHomework([HomeworkError(path, f"a line of the solutions or hidden tests "
+                                                     f"is in its student version: {line!r}")
+                                 for path, line in leaks])
     if grading is not None:
         _write_atomically(graded, Path(grading))
     _write_atomically(mine, out)
     return [out / name for name, _ in mine if name.suffix == ".ipynb"]
+
+
+def leaked_lines(notebooks, rel, files):
+    """``[(teacher path, line)]``: the lines of each teacher notebook's solutions and
+    hidden tests (:func:`solution_lines`, the leak tests' own search, longer than four
+    characters and not also public) found in the files written for it."""
+    found = []
+    for path, nb, _ in notebooks:
+        public = "\n".join(public_lines(nb))
+        secret = sorted({ln.strip() for ln in solution_lines(nb) if len(ln.strip()) > 4})
+        secret = [ln for ln in secret if ln not in public]
+        tail = rel[path].parts  # its notebook and registry (per student: under ID/)
+        for name, text in files:
+            if name.parts[-len(tail):-1] != tail[:-1] or name.name.split(".")[0] != rel[
+                    path].stem:
+                continue
+            try:
+                sources = "\n".join("".join(c.get("source", "")) for c in
+                                    json.loads(text).get("cells", []))
+            except (ValueError, AttributeError):
+                sources = ""
+            found += [(path, ln) for ln in secret
+                      if ln in sources or json.dumps(ln)[1:-1] in text]
+    return found
 
 
 def _text(nb):

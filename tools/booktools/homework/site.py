@@ -15,9 +15,14 @@ from pathlib import Path
 from .notebook import SOLUTION_ONLY_TAG, STUDENT_SOLUTION_NOTE
 from .release import release
 
-_FENCE = re.compile(r"^(?P<indent>\s*)(?P<fence>`{3,}|:{3,})\s*(?P<info>.*)$")
+# MyST fences: backticks, colons, and tildes (```` ~~~{solution} ```` is the directive too)
+_FENCE = re.compile(r"^(?P<indent>\s*)(?P<fence>`{3,}|:{3,}|~{3,})\s*(?P<info>.*)$")
 _DIRECTIVE = re.compile(r"^\{(?P<name>[\w:-]+)\}")
-_GATED = re.compile(r"^\s*(`{3,}|:{3,})\s*\{solution-(start|end)\}")
+_GATED = re.compile(r"^\s*(`{3,}|:{3,}|~{3,})\s*\{solution-(start|end)\}")
+#: The class that marks an ``{admonition}`` or ``{dropdown}`` titled like a solution as
+#: meant for teachers: the student edition drops it. Untagged, such a block is refused.
+TEACHER_VISIBLE = "teacher-visible"
+_SOLUTION_TITLE = re.compile(r"SOLUTION|SOLN|ANSWER")
 
 
 def _closing(lines, n, fence):
@@ -58,6 +63,54 @@ def _solution_blocks(lines, start=0, stop=None):
         elif directive:
             yield from _solution_blocks(lines, n + 1, close)
         n = close + 1
+
+
+def _titled_blocks(lines, start=0, stop=None):
+    """Yield ``(open, close, teacher)`` of each ``{admonition}`` or ``{dropdown}`` block
+    whose title reads like a solution (SOLUTION, SOLN or ANSWER after
+    :func:`~booktools.homework.notebook.fold`); ``teacher`` if its ``:class:`` holds
+    :data:`TEACHER_VISIBLE`. Code blocks are skipped; other directives are searched."""
+    from .notebook import fold
+
+    stop = len(lines) if stop is None else stop
+    n = start
+    while n < stop:
+        m = _FENCE.match(lines[n])
+        directive = _DIRECTIVE.match(m["info"]) if m else None
+        if not m or (m["fence"][0] == ":" and not directive):
+            n += 1
+            continue
+        close = _closing(lines[:stop], n, m["fence"])
+        if close is None:
+            return
+        if directive and directive["name"] in ("admonition", "dropdown") and \
+                _SOLUTION_TITLE.search(fold(m["info"][directive.end():])):
+            options = []
+            for line in lines[n + 1 : close]:
+                if not re.match(r"^\s*:[\w-]+:", line):
+                    break
+                options.append(line)
+            teacher = any(re.match(rf"^\s*:class:.*\b{TEACHER_VISIBLE}\b", o) for o in options)
+            yield n, close, teacher
+        elif directive:
+            yield from _titled_blocks(lines, n + 1, close)
+        n = close + 1
+
+
+def strip_teacher_blocks(text):
+    """Remove the ``{admonition}``/``{dropdown}`` blocks titled like a solution and
+    tagged :data:`TEACHER_VISIBLE`; raise ValueError on one that is not tagged."""
+    lines = text.split("\n")
+    out, n = [], 0
+    for start, close, teacher in _titled_blocks(lines):
+        if not teacher:
+            raise ValueError(f"line {start + 1}: {lines[start].strip()!r} is titled like a "
+                             "solution: make it a {solution} block, or add ':class: "
+                             f"{TEACHER_VISIBLE}' (the student edition then drops it)")
+        out.extend(lines[n:start])
+        n = close + 1
+    out.extend(lines[n:])
+    return "\n".join(out)
 
 
 def strip_chapter_solutions(text, note=STUDENT_SOLUTION_NOTE):
@@ -113,7 +166,7 @@ def chapter_solution_lines(text):
         g = _GATED.match(line)
         if g:
             gated = g[2] == "start"
-        elif gated and not re.fullmatch(r"\s*(`{3,}|:{3,})\s*", line):
+        elif gated and not re.fullmatch(r"\s*(`{3,}|:{3,}|~{3,})\s*", line):
             found.append(line)
     return found
 
@@ -143,7 +196,7 @@ def strip_solution_only_cells(text):
     out, n = [], 0
     while n < len(lines):
         m = _FENCE.match(lines[n])
-        if m and m["fence"][0] == "`" and not m["info"].startswith("{code-cell}"):
+        if m and m["fence"][0] in "`~" and not m["info"].startswith("{code-cell}"):
             close = _closing(lines, n, m["fence"])  # a code block: an example, kept whole
             close = len(lines) - 1 if close is None else close
             out.extend(lines[n : close + 1])
@@ -180,9 +233,13 @@ def make_student_sources(root=".", dest="_build/student/src", repository_url=Non
     """Write the student edition's sources: the book with every solution removed.
 
     Chapters keep their ``{exercise}`` blocks but each ``{solution}`` body is replaced
-    by a short note, and code cells tagged ``solution-only`` are removed; homework
-    notebooks are replaced by their released versions (no outputs), and only data and
-    pictures (:data:`HOMEWORK_FILE_TYPES`) are copied beside them. The configuration
+    by a short note (a block in a ``~~~`` fence too), ``{admonition}`` and ``{dropdown}``
+    blocks titled like a solution go if tagged :data:`TEACHER_VISIBLE` and are refused
+    otherwise, and code cells tagged ``solution-only`` are removed (in ``.ipynb``
+    chapters with their outputs); homework notebooks are replaced by their released
+    versions (no outputs), and beside them only the data and pictures
+    (:data:`HOMEWORK_FILE_TYPES`) that the student edition names
+    (:func:`referenced_files`). The configuration
     is the book's own, except the title and the repository: with ``repository_url``
     (a public student repository) the launch and repository buttons point there;
     without it the student edition has no Binder, repository or issue button at all,
@@ -217,7 +274,8 @@ def make_student_sources(root=".", dest="_build/student/src", repository_url=Non
     for path in sorted((dest / "book").rglob("*.md")):
         text = path.read_text(encoding="utf-8")
         try:
-            stripped = strip_solution_only_cells(strip_chapter_solutions(text))
+            stripped = strip_solution_only_cells(strip_chapter_solutions(
+                strip_teacher_blocks(text)))
         except ValueError as exc:
             raise ValueError(f"{path.relative_to(dest)}: {exc}") from exc
         _write_as_old_as(path, stripped, root / path.relative_to(dest))
@@ -226,16 +284,17 @@ def make_student_sources(root=".", dest="_build/student/src", repository_url=Non
         release(homework_src, homework)
         for path in homework.glob("*.ipynb"):
             _write_as_old_as(path, None, homework_src / path.name)
-        for other in sorted(homework_src.rglob("*")):
-            rel = other.relative_to(homework_src)
-            if (other.is_file() and other.suffix.lower() in HOMEWORK_FILE_TYPES
-                    and not {"_build", ".ipynb_checkpoints"} & set(rel.parts)):
-                (homework / rel).parent.mkdir(parents=True, exist_ok=True)
-                shutil.copy2(other, homework / rel)
     for path in sorted((dest / "book").rglob("*.ipynb")):
         if homework in path.parents:
             continue
-        _strip_notebook_solutions(path)
+        try:
+            _strip_notebook_solutions(path)
+        except ValueError as exc:
+            raise ValueError(f"{path.relative_to(dest)}: {exc}") from exc
+    if homework_src.is_dir():
+        for rel in referenced_files(dest / "book", homework_src):
+            (homework / rel).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(homework_src / rel, homework / rel)
     config = yaml.safe_load((root / "_config.yml").read_text(encoding="utf-8"))
     config["title"] = f"{config.get('title', 'Book')} (student edition)"
     if repository_url:
@@ -254,6 +313,30 @@ def make_student_sources(root=".", dest="_build/student/src", repository_url=Non
         encoding="utf-8",
     )
     return dest
+
+
+_FILE_NAME = re.compile(r"[\w./-]+\.(?:" + "|".join(
+    t[1:] for t in sorted(HOMEWORK_FILE_TYPES)) + r")\b", re.I)
+
+
+def referenced_files(book, homework_src):
+    """The files of ``homework_src`` (data and pictures, :data:`HOMEWORK_FILE_TYPES`)
+    that the student edition's chapters and notebooks under ``book`` name: a file
+    only the teacher's solutions name (or no one) stays out."""
+    homework_src = Path(homework_src).resolve()
+    homework = Path(book) / "homework"
+    found = set()
+    for path in sorted(Path(book).rglob("*")):
+        if path.suffix not in (".md", ".ipynb") or not path.is_file():
+            continue
+        base = homework_src if homework in path.parents or path.parent == homework else (
+            homework_src.parent / path.parent.relative_to(book))
+        for name in _FILE_NAME.findall(path.read_text(encoding="utf-8")):
+            target = (base / name).resolve()
+            if (homework_src in target.parents and target.is_file()
+                    and not {"_build", ".ipynb_checkpoints"} & set(target.parts)):
+                found.add(target.relative_to(homework_src))
+    return sorted(found)
 
 
 def _write_as_old_as(path, text, source):
@@ -275,9 +358,12 @@ def _strip_notebook_solutions(path):
 
     stat = path.stat()
     nb = nbformat.read(path, as_version=4)
+    # a cell tagged solution-only goes, with its outputs (they are the solution's numbers)
+    nb.cells = [c for c in nb.cells
+                if SOLUTION_ONLY_TAG not in (c.get("metadata", {}).get("tags") or [])]
     for cell in nb.cells:
         if cell.cell_type == "markdown":
-            cell.source = strip_chapter_solutions(cell.source)
+            cell.source = strip_chapter_solutions(strip_teacher_blocks(cell.source))
     nbformat.write(nb, path)
     os.utime(path, ns=(stat.st_atime_ns, stat.st_mtime_ns))
 
