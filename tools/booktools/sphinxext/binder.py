@@ -276,12 +276,18 @@ def _write_references(app, exception):
         if path.suffix not in (".md", ".ipynb") or not get_block(path):
             continue
         resolved, cited = resolve_page(env, app.builder, docname)
+        stored = read_front_matter(get_block(path))
+        stale = ({k: v for k, v in (stored.get("xrefs") or {}).items() if k in resolved}
+                 != resolved or {k: tuple(v) for k, v in (stored.get("bibliography") or {})
+                                 .items() if k in cited} != cited)
         block = front_matter(macros, resolved, cited)
         stat = path.stat()
         if set_block(path, lambda old, block=block: block):
             # Sphinx removes the block before parsing: the page it read is unchanged
             os.utime(path, ns=(stat.st_atime_ns, stat.st_mtime_ns))
-            if not getattr(app.config, "lincls_student_edition", False):
+            # a role of the page with no or other markdown; entries of roles no longer on
+            # the page (or on a page made from another's front matter) go without a word
+            if stale and not getattr(app.config, "lincls_student_edition", False):
                 logging.getLogger(__name__).warning(
                     "%s: its citations and cross-references for JupyterLab (front matter) "
                     "were out of date; written: commit them", path.name,
