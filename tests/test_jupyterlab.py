@@ -14,10 +14,15 @@ and then shows:
   fence (```` ```{ ````, ``:::{``) or role (``{eq}`...```);
 - no math error: KaTeX marks an undefined macro or a parse error (``.katex-error``,
   title "Undefined control sequence"); there must be none;
-- no placeholder number: every ``{eval}`` expression shows its value, not its source.
+- no placeholder number: every ``{eval}`` expression shows its value, not its source;
+- nothing unresolved: jupyterlab-myst marks a citation or cross-reference it cannot
+  resolve with a title ("Citation Not Found", "Cross Reference Not Found"); there must be
+  none (``postBuild`` puts the website's resolved text in place of the roles, see
+  ``tools/booktools/sphinxext/xrefs.py``), and a citation links its entry in the
+  notebook's references.
 
-A screenshot of each page, at its top and (with numbers in prose) at its first number,
-goes to ``_build/screenshots/lab_<page>*.png``.
+A screenshot of each page, at its top, (with numbers in prose) at its first number and
+(with citations) at its first citation, goes to ``_build/screenshots/lab_<page>*.png``.
 """
 
 import html
@@ -64,6 +69,11 @@ MATH_ERRORS = (f'{PANEL} .katex-error, {PANEL} [title*="Undefined control sequen
 PLACEHOLDERS = r"""panel => [...document.querySelectorAll(panel + ' .jp-MarkdownCell code')]
     .map(c => c.textContent).filter(t => /prose\[/.test(t))"""
 EXPRESSION_ERRORS = f'{PANEL} .jp-MarkdownCell [data-mime-type="application/vnd.jupyter.stderr"]'
+# what jupyterlab-myst marks unresolved (its warning spans carry the reason as their title)
+UNRESOLVED = r"""panel => [...document.querySelectorAll(panel + ' .jp-MarkdownCell [title]')]
+    .filter(e => /not found|unknown|could not|unresolved/i.test(e.title))
+    .map(e => e.title + ': ' + e.textContent.slice(0, 100))"""
+CITATIONS = f'{PANEL} .jp-MarkdownCell a[href^="#cite-"]'
 
 pytestmark = pytest.mark.browser
 
@@ -112,19 +122,20 @@ def lab(tmp_path_factory):
                JUPYTERLAB_SETTINGS_DIR=str(home / "settings"),
                JUPYTERLAB_WORKSPACES_DIR=str(home / "workspaces"),
                PYDEVD_DISABLE_FILE_VALIDATION="1")
-    subprocess.run(["bash", str(ROOT / "postBuild")], env=env, check=True, timeout=60)
+    # The server works on a copy of book/, as Binder works on a clone: postBuild rewrites
+    # the chapters' roles there, and JupyterLab saves notebooks it runs (autosave); the
+    # repository's chapters must stay untouched.
+    root = home / "repo"
+    shutil.copytree(ROOT / "book", root / "book", ignore=shutil.ignore_patterns("_build"))
+    for name in ("jupytext.toml", "postBuild"):
+        shutil.copy(ROOT / name, root)
+    subprocess.run(["bash", str(root / "postBuild")], env=env, check=True, timeout=120)
     overrides = home / "config" / "labconfig" / "default_setting_overrides.json"
     viewers = json.loads(overrides.read_text())["@jupyterlab/docmanager-extension:plugin"]
     assert viewers["defaultViewers"] == {"markdown": "Jupytext Notebook",
                                          "myst": "Jupytext Notebook"}
     notifications = json.loads(overrides.read_text())["@jupyterlab/apputils-extension:notification"]
     assert notifications == {"fetchNews": "false", "checkForUpdates": False}
-
-    # The server works on a copy of book/, as Binder works on a clone: JupyterLab saves
-    # notebooks it runs (autosave), and the repository's chapters must stay untouched.
-    root = home / "repo"
-    shutil.copytree(ROOT / "book", root / "book", ignore=shutil.ignore_patterns("_build"))
-    shutil.copy(ROOT / "jupytext.toml", root)
 
     port, token = free_port(), secrets.token_hex(16)
     log = open(home / "lab.log", "w", buffering=1)
@@ -261,6 +272,9 @@ def test_chapter_reads_as_a_notebook(lab, browser, chapter):
         math = page.evaluate("s => [...document.querySelectorAll(s)].map("
                              "m => (m.title || m.textContent).slice(0, 200))", MATH_ERRORS)
         assert math == [], f"{chapter}: {len(math)} math errors:\n" + "\n".join(math)
+        unresolved = page.evaluate(UNRESOLVED, PANEL)
+        assert unresolved == [], (f"{chapter}: {len(unresolved)} unresolved:\n"
+                                  + "\n".join(unresolved))
         assert dialogs.count() == 0, f"{chapter}: a dialog is open: {dialogs.first.inner_text()}"
         assert outside == [], f"requests outside the local server: {outside}"
 
@@ -276,6 +290,11 @@ def test_chapter_reads_as_a_notebook(lab, browser, chapter):
             page.locator(f"{PANEL} .jp-MarkdownCell").nth(quoting[0]).evaluate(top)
             page.wait_for_timeout(1000)
             screenshot(page, name + "_numbers")
+        citations = page.locator(CITATIONS)
+        if citations.count():
+            citations.first.evaluate("n => n.scrollIntoView({block: 'center'})")
+            page.wait_for_timeout(1000)
+            screenshot(page, name + "_citations")
     except BaseException:  # also pytest.fail
         screenshot(page, name.replace("lab_", "lab_failed_"))
         raise
