@@ -71,6 +71,7 @@ import gc
 import os
 from pathlib import Path, PurePosixPath
 
+import psutil
 from myst_nb.core.execute.base import ExecutionError
 from myst_nb.core.execute.inline import ModifiedNotebookClient, NotebookClientInline
 from sphinx.domains import Domain
@@ -147,10 +148,32 @@ def _stop_at_once(close_client):
     def wrapper(self, *exc_info):
         if getattr(self, "_client", None) is not None:  # None if the kernel never started
             self._client.shutdown_kernel = "immediate"
+            cpu = _kernel_cpu(self._client)
+            if cpu is not None:
+                self.logger.info(f"kernel CPU time {cpu:.1f} s")
         return close_client(self, *exc_info)
 
     wrapper.__wrapped__ = close_client
     return wrapper
+
+
+def _kernel_cpu(client):
+    """The CPU seconds of a kernel and of the processes it started (joblib's workers), or
+    None; what has exited counts only if its parent waited for it."""
+    process = getattr(getattr(client.km, "provisioner", None), "process", None)
+    try:
+        kernel = psutil.Process(process.pid)
+        tree = [kernel, *kernel.children(recursive=True)]
+    except (AttributeError, psutil.Error):
+        return None
+    seconds = 0.0
+    for proc in tree:
+        try:
+            t = proc.cpu_times()
+        except psutil.Error:
+            continue
+        seconds += t.user + t.system + t.children_user + t.children_system
+    return seconds
 
 
 def _name_the_cell(code_cell_outputs):
