@@ -61,16 +61,50 @@ build has finished puts them out of its way. (A program that builds twice in one
 would not get the first build's memory back; ``jupyter-book build`` and ``sphinx-build``
 build once.)
 
+**The execution cache.** A chapter whose code has run before with the same inputs is not
+run again: the build stores each executed chapter's outputs and the results of its
+``{eval}`` roles in the folder ``lincls_execution_cache`` (``_config.yml``; relative to
+the book, ``_build/execution-cache``, so a fresh clone or ``rm -rf _build`` starts cold),
+and reuses them when the key is the same. The key is a hash of everything a chapter's
+results can depend on:
+
+- its code cells (source and metadata), the notebook's metadata (not the line map), and
+  myst-nb's execution settings;
+- the contents of the files and folders its code names by a relative path that exists
+  beside it (the teachers' chapter reads ``homework``);
+- the sources of ``lincls`` and ``booktools`` (every file but byte code);
+- Python's version, every installed distribution's version, the CPU's model and flags
+  (OpenBLAS and numba pick kernels by them), and the environment variables that change
+  results (``OPENBLAS_*``, ``OMP_*``, ``MKL_*``, ``NUMBA_*``, ...).
+
+The markdown is not in the key: the student edition, whose chapters differ from the
+teacher's in their solutions only, reuses every chapter whose code is unchanged, and so
+does the single-page build of the PDF. An entry stores each ``{eval}`` result by its
+expression and the number of code cells before it (all of them have run when a markdown
+cell is rendered); an expression the entry lacks makes the build run the chapter after
+all. The execution status page marks a reused chapter ``cache``, with the time of the run
+stored; so are the timings a reused chapter shows.
+
 Sphinx splits the documents, in the order they are read, into a few contiguous chunks and
 hands each to a process. The homework notebooks execute nothing (they are stored executed)
 and neither do pages without code, so they are read last: the chunks of the chapters that
 run code start first, and the cheap ones fill the gaps at the end.
 """
 
+import ast
 import gc
+import hashlib
+import json
 import os
+import platform
+import re
+import sys
+import tempfile
+from importlib import metadata
 from pathlib import Path, PurePosixPath
 
+import myst_nb.sphinx_
+import nbformat
 import psutil
 from myst_nb.core.execute.base import ExecutionError
 from myst_nb.core.execute.inline import ModifiedNotebookClient, NotebookClientInline
@@ -136,6 +170,211 @@ def order_docs(app, env, docnames):
     """env-before-read-docs: documents that run code first, in their order, then the rest."""
     runs = {name: _executes_code(env, name) for name in docnames}
     docnames.sort(key=lambda name: not runs[name])  # stable: keeps the order within each
+
+
+#: Environment variables whose values can change a chapter's results (by prefix).
+NUMERIC_ENV = ("OPENBLAS_", "GOTO", "OMP_", "MKL_", "KMP_", "BLIS_", "NUMBA_", "NPY_",
+               "PYTHONHASHSEED", "MPL")
+#: The format of a cache entry; a new one makes every old entry a miss.
+CACHE_FORMAT = "1"
+#: The folder of the execution cache (None: no cache), set when the configuration is read.
+_cache = {"folder": None, "context": None}
+ROLE = re.compile(r"\{eval\}`([^`]+)`")
+
+
+def _hash_tree(root, digest):
+    """Feed every file under ``root`` (not byte code), names and contents, to ``digest``."""
+    root = Path(root)
+    files = [root] if root.is_file() else sorted(
+        p for p in root.rglob("*") if p.is_file() and "__pycache__" not in p.parts
+        and p.suffix not in (".pyc", ".nbi", ".nbc"))
+    for path in files:
+        digest.update(path.relative_to(root.parent).as_posix().encode() + b"\0")
+        digest.update(hashlib.sha256(path.read_bytes()).digest())
+
+
+def _cpu():
+    """The CPU's model name and flags (what OpenBLAS and numba choose kernels by)."""
+    try:
+        lines = Path("/proc/cpuinfo").read_text().splitlines()
+    except OSError:
+        return platform.processor()
+    keys = ("model name", "flags", "Features", "CPU part")
+    return "\n".join(sorted({ln for ln in lines if ln.split(":")[0].strip() in keys}))
+
+
+def execution_context():
+    """The part of the key that no chapter sets: sources, versions, CPU, environment."""
+    import booktools
+    import lincls
+
+    digest = hashlib.sha256(CACHE_FORMAT.encode())
+    for package in (lincls, booktools):
+        _hash_tree(Path(package.__file__).parent, digest)
+    versions = sorted(f"{d.metadata['Name']}=={d.version}" for d in metadata.distributions())
+    env = sorted(f"{k}={v}" for k, v in os.environ.items() if k.startswith(NUMERIC_ENV))
+    digest.update(json.dumps([sys.version, platform.machine(), _cpu(), versions, env]).encode())
+    return digest.hexdigest()
+
+
+def _named_paths(cells, directory):
+    """The existing files and folders that code cells name by a relative path (string
+    literals), for the key."""
+    found = set()
+    for cell in cells:
+        try:
+            tree = ast.parse(cell.source)
+        except SyntaxError:  # IPython magics: no literal found
+            continue
+        for node in ast.walk(tree):
+            if (isinstance(node, ast.Constant) and isinstance(node.value, str)
+                    and 0 < len(node.value) < 200 and "\n" not in node.value
+                    and not Path(node.value).is_absolute()):
+                path = directory / node.value
+                try:
+                    if path.exists():
+                        found.add(path)
+                except OSError:
+                    continue
+    return sorted(found)
+
+
+def cache_key(notebook, path, nb_config):
+    """The key of a chapter in the execution cache (see the module docstring)."""
+    code = [c for c in notebook.cells if c.cell_type == "code"]
+    meta = {k: v for k, v in notebook.metadata.items() if k != "source_map"}
+    settings = [nb_config.execution_timeout, nb_config.execution_allow_errors,
+                nb_config.execution_raise_on_error, nb_config.execution_in_temp,
+                nb_config.eval_name_regex]
+    digest = hashlib.sha256(_cache["context"].encode())
+    digest.update(json.dumps([[c.source, c.metadata] for c in code], sort_keys=True).encode())
+    digest.update(json.dumps([meta, settings], sort_keys=True, default=str).encode())
+    for named in _named_paths(code, path.parent):
+        _hash_tree(named, digest)
+    return digest.hexdigest()
+
+
+def _eval_plan(cells):
+    """The {eval} roles of the markdown cells in order, each as (the number of code cells
+    before its cell, expression): when a markdown cell is rendered, the code before it has
+    run (a cell tagged remove-cell too)."""
+    plan, ran = [], 0
+    for cell in cells:
+        if cell.cell_type == "code":
+            ran += 1
+        elif cell.cell_type == "markdown":
+            plan += [(ran, expr) for expr in ROLE.findall(cell.source)]
+    return plan
+
+
+class CachedInlineClient(NotebookClientInline):
+    """myst-nb's inline execution, with the execution cache (see the module docstring)."""
+
+    def start_client(self):
+        self._entry, self._evals, self._save = None, {}, self.path is not None
+        self._plan, self._next, self._last_requested = _eval_plan(self.notebook.cells), 0, -1
+        if self._save:
+            self._file = Path(_cache["folder"]) / (
+                cache_key(self.notebook, self.path, self.nb_config) + ".json")
+            self._entry = self._load()
+        if self._entry is None:
+            return super().start_client()
+        self.logger.info(f"Reusing the outputs of {self._file.name[:12]} (execution cache)")
+        for index, cell in self._entry["cells"].items():
+            self.notebook.cells[int(index)].update(nbformat.from_dict(cell))
+        self.notebook.metadata.update(nbformat.from_dict(self._entry["metadata"]))
+
+    def _load(self):
+        """The cache entry, if it holds every {eval} of the plan, else None."""
+        try:
+            entry = json.loads(self._file.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return None
+        entry["evals"] = {(ran, expr): out for ran, expr, out in entry["evals"]}
+        return entry if set(self._plan) <= set(entry["evals"]) else None
+
+    def _place(self, name):
+        """The next place of the plan that evaluates ``name``, or None."""
+        for k in range(self._next, len(self._plan)):
+            if self._plan[k][1] == name:
+                self._next = k + 1
+                return self._plan[k]
+        return None
+
+    def code_cell_outputs(self, cell_index):
+        if self._entry is None:
+            return super().code_cell_outputs(cell_index)
+        self._last_requested = max(self._last_requested, cell_index)
+        cell = self.notebook.cells[cell_index]
+        return cell.get("execution_count"), cell.get("outputs", [])
+
+    def eval_variable(self, name):
+        place = self._place(name)
+        if self._entry is None:
+            outputs = super().eval_variable(name)
+            if place is not None:
+                self._evals.setdefault(place, outputs)
+            return outputs
+        if place in self._entry["evals"]:
+            return nbformat.from_dict(self._entry["evals"][place])
+        # an {eval} the plan missed: run the chapter up to it after all, and store nothing
+        self.logger.info(f"execution cache: {name} not stored; executing")
+        self._entry, self._save = None, False
+        super().start_client()
+        code = [i for i, c in enumerate(self.notebook.cells) if c.cell_type == "code"]
+        last = code[place[0] - 1] if place and place[0] else self._last_requested
+        if last >= 0:
+            super().code_cell_outputs(last)
+        return super().eval_variable(name)
+
+    def finalise_client(self):
+        if self._entry is None:
+            super().finalise_client()
+
+    def close_client(self, exc_type, exc_val, exc_tb):
+        if self._entry is not None:
+            self.exec_metadata = {"mtime": self._entry["mtime"], "runtime": self._entry["runtime"],
+                                  "method": "cache", "succeeded": True, "error": None,
+                                  "traceback": None}
+            return
+        super().close_client(exc_type, exc_val, exc_tb)
+        if self._save and exc_type is None and self.exec_metadata["succeeded"]:
+            self._store()
+
+    def _store(self):
+        """Write the entry atomically (parallel readers, an interrupted build)."""
+        cells = {str(i): {"execution_count": c.get("execution_count"), "outputs": c.outputs}
+                 for i, c in enumerate(self.notebook.cells) if c.cell_type == "code"}
+        meta = {k: self.notebook.metadata[k] for k in ("language_info", "widgets")
+                if k in self.notebook.metadata}
+        entry = {"path": str(self.path), "mtime": self.exec_metadata["mtime"],
+                 "runtime": self.exec_metadata["runtime"], "cells": cells, "metadata": meta,
+                 "evals": [[ran, expr, out] for (ran, expr), out in self._evals.items()]}
+        self._file.parent.mkdir(parents=True, exist_ok=True)
+        with tempfile.NamedTemporaryFile("w", dir=self._file.parent, suffix=".tmp",
+                                         delete=False, encoding="utf-8") as out:
+            json.dump(entry, out)
+        os.replace(out.name, self._file)
+
+
+def _with_cache(create_client):
+    """Wrap myst-nb's create_client: inline execution goes through the cache, if any."""
+    def wrapper(*args, **kwargs):
+        client = create_client(*args, **kwargs)
+        if _cache["folder"] is not None and type(client) is NotebookClientInline:
+            client.__class__ = CachedInlineClient
+        return client
+
+    wrapper.__wrapped__ = create_client
+    return wrapper
+
+
+def set_cache(app, config):
+    """config-inited: the cache's folder, and the key's part that no chapter sets."""
+    folder = config.lincls_execution_cache
+    _cache["folder"] = None if not folder else Path(app.confdir, folder).resolve()
+    if _cache["folder"] is not None:
+        _cache["context"] = execution_context()
 
 
 def freeze_at_the_end(app, exception):
@@ -209,8 +448,13 @@ def setup(app):
             NotebookClientInline.code_cell_outputs)
     # default None (serial, as without the extension); not an int: Sphinx would convert the
     # override "auto" from _config.yml to int and reject it
+    if not hasattr(myst_nb.sphinx_.create_client, "__wrapped__"):
+        myst_nb.sphinx_.create_client = _with_cache(myst_nb.sphinx_.create_client)
     app.add_config_value("lincls_read_jobs", None, "", (int, str))
+    # a folder, relative to the book (None: no cache); "" as it does not change a page
+    app.add_config_value("lincls_execution_cache", None, "", (str,))
     app.connect("config-inited", set_jobs)
+    app.connect("config-inited", set_cache)  # after set_jobs: its thread counts are keyed
     app.connect("env-before-read-docs", order_docs)
     app.connect("build-finished", freeze_at_the_end)
     return {"parallel_read_safe": True, "parallel_write_safe": True}
