@@ -85,10 +85,15 @@ cell is rendered); an expression the entry lacks makes the build run the chapter
 all. The execution status page marks a reused chapter ``cache``, with the time of the run
 stored; so are the timings a reused chapter shows.
 
-Sphinx splits the documents, in the order they are read, into a few contiguous chunks and
-hands each to a process. The homework notebooks execute nothing (they are stored executed)
-and neither do pages without code, so they are read last: the chunks of the chapters that
-run code start first, and the cheap ones fill the gaps at the end.
+**Chunks.** Sphinx hands each reading process a contiguous chunk of the documents, in
+the order they are read; its own chunks hold about eleven documents each for this book,
+so one process got the four cheapest chapters and the two others eleven each, and the
+build's end waited for one of them. Here the documents that run code go two at a time,
+and a process takes the next pair as it finishes one; the slowest chapters, listed in
+``lincls_read_first`` (``_config.yml``), are read first, then the other documents that
+run code in their order, then the rest (the homework notebooks execute nothing, they are
+stored executed; pages without code neither), ten to a chunk, filling the gaps at the
+end.
 """
 
 import ast
@@ -106,6 +111,7 @@ from pathlib import Path, PurePosixPath
 import myst_nb.sphinx_
 import nbformat
 import psutil
+import sphinx.builders
 from myst_nb.core.execute.base import ExecutionError
 from myst_nb.core.execute.inline import ModifiedNotebookClient, NotebookClientInline
 from sphinx.domains import Domain
@@ -167,9 +173,42 @@ def set_jobs(app, config):
 
 
 def order_docs(app, env, docnames):
-    """env-before-read-docs: documents that run code first, in their order, then the rest."""
+    """env-before-read-docs: the slowest chapters (``lincls_read_first``) first, then the
+    other documents that run code, in their order, then the rest."""
+    first = list(env.config.lincls_read_first or ())
     runs = {name: _executes_code(env, name) for name in docnames}
-    docnames.sort(key=lambda name: not runs[name])  # stable: keeps the order within each
+    docnames.sort(key=lambda name: (first.index(name) if name in first else len(first),
+                                    not runs[name]))  # stable: keeps the order within each
+    _chunks["code"] = sum(runs.values())
+
+
+#: How many of the documents to read run code (order_docs), for read_chunks.
+_chunks = {"code": 0}
+
+
+def read_chunks(arguments, nproc, maxbatch=10):
+    """Sphinx's make_chunks for reading: the documents that run code two at a time, so the
+    processes take the next pair as they finish (Sphinx's own chunks, 11 documents each
+    for this book, left one process with the four cheapest chapters and the others with
+    eleven each), and the rest in chunks of up to ``maxbatch``."""
+    code = min(_chunks["code"], len(arguments))
+    rest = arguments[code:]
+    return ([arguments[i:i + 2] for i in range(0, code, 2)]
+            + [rest[i:i + maxbatch] for i in range(0, len(rest), maxbatch)])
+
+
+def _chunked_reads(read_parallel):
+    """Wrap Builder._read_parallel: its chunks from read_chunks (writing keeps Sphinx's)."""
+    def wrapper(self, docnames, nproc):
+        chunker = sphinx.builders.make_chunks
+        sphinx.builders.make_chunks = read_chunks
+        try:
+            return read_parallel(self, docnames, nproc)
+        finally:
+            sphinx.builders.make_chunks = chunker
+
+    wrapper.__wrapped__ = read_parallel
+    return wrapper
 
 
 #: Environment variables whose values can change a chapter's results (by prefix).
@@ -450,7 +489,11 @@ def setup(app):
     # override "auto" from _config.yml to int and reject it
     if not hasattr(myst_nb.sphinx_.create_client, "__wrapped__"):
         myst_nb.sphinx_.create_client = _with_cache(myst_nb.sphinx_.create_client)
+    if not hasattr(sphinx.builders.Builder._read_parallel, "__wrapped__"):
+        sphinx.builders.Builder._read_parallel = _chunked_reads(
+            sphinx.builders.Builder._read_parallel)
     app.add_config_value("lincls_read_jobs", None, "", (int, str))
+    app.add_config_value("lincls_read_first", [], "", (list, tuple))
     # a folder, relative to the book (None: no cache); "" as it does not change a page
     app.add_config_value("lincls_execution_cache", None, "", (str,))
     app.connect("config-inited", set_jobs)
