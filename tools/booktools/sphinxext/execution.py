@@ -180,6 +180,8 @@ def order_docs(app, env, docnames):
     docnames.sort(key=lambda name: (first.index(name) if name in first else len(first),
                                     not runs[name]))  # stable: keeps the order within each
     _chunks["code"] = sum(runs.values())
+    if _chunks["code"] and _cache["folder"] is not None and _cache["context"] is None:
+        _cache["context"] = execution_context()  # once, before the reading processes fork
 
 
 #: How many of the documents to read run code (order_docs), for read_chunks.
@@ -285,6 +287,8 @@ def cache_key(notebook, path, nb_config):
     settings = [nb_config.execution_timeout, nb_config.execution_allow_errors,
                 nb_config.execution_raise_on_error, nb_config.execution_in_temp,
                 nb_config.eval_name_regex]
+    if _cache["context"] is None:  # a chapter order_docs did not see run code
+        _cache["context"] = execution_context()
     digest = hashlib.sha256(_cache["context"].encode())
     digest.update(json.dumps([[c.source, c.metadata] for c in code], sort_keys=True).encode())
     digest.update(json.dumps([meta, settings], sort_keys=True, default=str).encode())
@@ -409,11 +413,11 @@ def _with_cache(create_client):
 
 
 def set_cache(app, config):
-    """config-inited: the cache's folder, and the key's part that no chapter sets."""
+    """config-inited: the cache's folder (order_docs computes the key's part that no
+    chapter sets, when a chapter is to be read)."""
     folder = config.lincls_execution_cache
     _cache["folder"] = None if not folder else Path(app.confdir, folder).resolve()
-    if _cache["folder"] is not None:
-        _cache["context"] = execution_context()
+    _cache["context"] = None
 
 
 def freeze_at_the_end(app, exception):
