@@ -368,6 +368,15 @@ def _strip_notebook_solutions(path):
     os.utime(path, ns=(stat.st_atime_ns, stat.st_mtime_ns))
 
 
+def _execution_cache(root):
+    """The book's execution cache folder (``_config.yml``), absolute, or None."""
+    import yaml
+
+    config = yaml.safe_load((root / "_config.yml").read_text(encoding="utf-8"))
+    folder = ((config.get("sphinx") or {}).get("config") or {}).get("lincls_execution_cache")
+    return (root / folder).resolve() if folder else None
+
+
 def build_student_site(root=".", out="_build/student", repository_url=None, flags=None,
                        builder="html"):
     """Build the student edition into ``out/html`` (sources in ``out/src``).
@@ -378,8 +387,10 @@ def build_student_site(root=".", out="_build/student", repository_url=None, flag
     Uses ``jupyter-book config sphinx`` to turn the configuration into Sphinx's, then
     ``sphinx-build`` with the book's strict flags (``-n -W --keep-going``). The Sphinx
     configuration gets one more setting (``lincls_student_edition``, which hides the
-    teacher-only tables) and is removed after the build, so ``out/src`` stays a clean
-    book that can be published as the student repository.
+    teacher-only tables) and the book's execution cache, absolute (chapters whose code
+    the student edition keeps reuse the teacher build's outputs); it is removed after the
+    build, so ``out/src`` stays a clean book that can be published as the student
+    repository.
     """
     root, out = Path(root).resolve(), Path(out).resolve()
     src = make_student_sources(root, out / "src", repository_url)
@@ -394,6 +405,9 @@ def build_student_site(root=".", out="_build/student", repository_url=None, flag
     subprocess.run([jb, "config", "sphinx", str(src)], check=True, cwd=src)
     with open(src / "conf.py", "a", encoding="utf-8") as conf:
         conf.write("\nlincls_student_edition = True  # booktools.sphinxext: teacher-only tables\n")
+        cache = _execution_cache(root)
+        if cache is not None:  # the teacher build's: chapters whose code is the same reuse it
+            conf.write(f"lincls_execution_cache = {str(cache)!r}\n")
     flags = ["-n", "-W", "--keep-going"] if flags is None else list(flags)
     cmd = [sb, *flags, "-b", builder, "-d", str(out / "doctrees"), str(src), str(out / builder)]
     try:

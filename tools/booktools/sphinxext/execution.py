@@ -61,16 +61,57 @@ build has finished puts them out of its way. (A program that builds twice in one
 would not get the first build's memory back; ``jupyter-book build`` and ``sphinx-build``
 build once.)
 
-Sphinx splits the documents, in the order they are read, into a few contiguous chunks and
-hands each to a process. The homework notebooks execute nothing (they are stored executed)
-and neither do pages without code, so they are read last: the chunks of the chapters that
-run code start first, and the cheap ones fill the gaps at the end.
+**The execution cache.** A chapter whose code has run before with the same inputs is not
+run again: the build stores each executed chapter's outputs and the results of its
+``{eval}`` roles in the folder ``lincls_execution_cache`` (``_config.yml``; relative to
+the book, ``_build/execution-cache``, so a fresh clone or ``rm -rf _build`` starts cold),
+and reuses them when the key is the same. The key is a hash of everything a chapter's
+results can depend on:
+
+- its code cells (source and metadata), the notebook's metadata (not the line map), and
+  myst-nb's execution settings;
+- the contents of the files and folders its code names by a relative path that exists
+  beside it (the teachers' chapter reads ``homework``);
+- the sources of ``lincls`` and ``booktools`` (every file but byte code);
+- Python's version, every installed distribution's version, the CPU's model and flags
+  (OpenBLAS and numba pick kernels by them), and the environment variables that change
+  results (``OPENBLAS_*``, ``OMP_*``, ``MKL_*``, ``NUMBA_*``, ...).
+
+The markdown is not in the key: the student edition, whose chapters differ from the
+teacher's in their solutions only, reuses every chapter whose code is unchanged, and so
+does the single-page build of the PDF. An entry stores each ``{eval}`` result by its
+expression and the number of code cells before it (all of them have run when a markdown
+cell is rendered); an expression the entry lacks makes the build run the chapter after
+all. The execution status page marks a reused chapter ``cache``, with the time of the run
+stored; so are the timings a reused chapter shows.
+
+**Chunks.** Sphinx hands each reading process a contiguous chunk of the documents, in
+the order they are read; its own chunks hold about eleven documents each for this book,
+so one process got the four cheapest chapters and the two others eleven each, and the
+build's end waited for one of them. Here the documents that run code go two at a time,
+and a process takes the next pair as it finishes one; the slowest chapters, listed in
+``lincls_read_first`` (``_config.yml``), are read first, then the other documents that
+run code in their order, then the rest (the homework notebooks execute nothing, they are
+stored executed; pages without code neither), ten to a chunk, filling the gaps at the
+end.
 """
 
+import ast
 import gc
+import hashlib
+import json
 import os
+import platform
+import re
+import sys
+import tempfile
+from importlib import metadata
 from pathlib import Path, PurePosixPath
 
+import myst_nb.sphinx_
+import nbformat
+import psutil
+import sphinx.builders
 from myst_nb.core.execute.base import ExecutionError
 from myst_nb.core.execute.inline import ModifiedNotebookClient, NotebookClientInline
 from sphinx.domains import Domain
@@ -132,9 +173,251 @@ def set_jobs(app, config):
 
 
 def order_docs(app, env, docnames):
-    """env-before-read-docs: documents that run code first, in their order, then the rest."""
+    """env-before-read-docs: the slowest chapters (``lincls_read_first``) first, then the
+    other documents that run code, in their order, then the rest."""
+    first = list(env.config.lincls_read_first or ())
     runs = {name: _executes_code(env, name) for name in docnames}
-    docnames.sort(key=lambda name: not runs[name])  # stable: keeps the order within each
+    docnames.sort(key=lambda name: (first.index(name) if name in first else len(first),
+                                    not runs[name]))  # stable: keeps the order within each
+    _chunks["code"] = sum(runs.values())
+    if _chunks["code"] and _cache["folder"] is not None and _cache["context"] is None:
+        _cache["context"] = execution_context()  # once, before the reading processes fork
+
+
+#: How many of the documents to read run code (order_docs), for read_chunks.
+_chunks = {"code": 0}
+
+
+def read_chunks(arguments, nproc, maxbatch=10):
+    """Sphinx's make_chunks for reading: the documents that run code two at a time, so the
+    processes take the next pair as they finish (Sphinx's own chunks, 11 documents each
+    for this book, left one process with the four cheapest chapters and the others with
+    eleven each), and the rest in chunks of up to ``maxbatch``."""
+    code = min(_chunks["code"], len(arguments))
+    rest = arguments[code:]
+    return ([arguments[i:i + 2] for i in range(0, code, 2)]
+            + [rest[i:i + maxbatch] for i in range(0, len(rest), maxbatch)])
+
+
+def _chunked_reads(read_parallel):
+    """Wrap Builder._read_parallel: its chunks from read_chunks (writing keeps Sphinx's)."""
+    def wrapper(self, docnames, nproc):
+        chunker = sphinx.builders.make_chunks
+        sphinx.builders.make_chunks = read_chunks
+        try:
+            return read_parallel(self, docnames, nproc)
+        finally:
+            sphinx.builders.make_chunks = chunker
+
+    wrapper.__wrapped__ = read_parallel
+    return wrapper
+
+
+#: Environment variables whose values can change a chapter's results (by prefix).
+NUMERIC_ENV = ("OPENBLAS_", "GOTO", "OMP_", "MKL_", "KMP_", "BLIS_", "NUMBA_", "NPY_",
+               "PYTHONHASHSEED", "MPL")
+#: The format of a cache entry; a new one makes every old entry a miss.
+CACHE_FORMAT = "1"
+#: The folder of the execution cache (None: no cache), set when the configuration is read.
+_cache = {"folder": None, "context": None}
+ROLE = re.compile(r"\{eval\}`([^`]+)`")
+
+
+def _hash_tree(root, digest):
+    """Feed every file under ``root`` (not byte code), names and contents, to ``digest``."""
+    root = Path(root)
+    files = [root] if root.is_file() else sorted(
+        p for p in root.rglob("*") if p.is_file() and "__pycache__" not in p.parts
+        and p.suffix not in (".pyc", ".nbi", ".nbc"))
+    for path in files:
+        digest.update(path.relative_to(root.parent).as_posix().encode() + b"\0")
+        digest.update(hashlib.sha256(path.read_bytes()).digest())
+
+
+def _cpu():
+    """The CPU's model name and flags (what OpenBLAS and numba choose kernels by)."""
+    try:
+        lines = Path("/proc/cpuinfo").read_text().splitlines()
+    except OSError:
+        return platform.processor()
+    keys = ("model name", "flags", "Features", "CPU part")
+    return "\n".join(sorted({ln for ln in lines if ln.split(":")[0].strip() in keys}))
+
+
+def execution_context():
+    """The part of the key that no chapter sets: sources, versions, CPU, environment."""
+    import booktools
+    import lincls
+
+    digest = hashlib.sha256(CACHE_FORMAT.encode())
+    for package in (lincls, booktools):
+        _hash_tree(Path(package.__file__).parent, digest)
+    versions = sorted(f"{d.metadata['Name']}=={d.version}" for d in metadata.distributions())
+    env = sorted(f"{k}={v}" for k, v in os.environ.items() if k.startswith(NUMERIC_ENV))
+    digest.update(json.dumps([sys.version, platform.machine(), _cpu(), versions, env]).encode())
+    return digest.hexdigest()
+
+
+def _named_paths(cells, directory):
+    """The existing files and folders that code cells name by a relative path (string
+    literals), for the key."""
+    found = set()
+    for cell in cells:
+        try:
+            tree = ast.parse(cell.source)
+        except SyntaxError:  # IPython magics: no literal found
+            continue
+        for node in ast.walk(tree):
+            if (isinstance(node, ast.Constant) and isinstance(node.value, str)
+                    and 0 < len(node.value) < 200 and "\n" not in node.value
+                    and not Path(node.value).is_absolute()):
+                path = directory / node.value
+                try:
+                    if path.exists():
+                        found.add(path)
+                except OSError:
+                    continue
+    return sorted(found)
+
+
+def cache_key(notebook, path, nb_config):
+    """The key of a chapter in the execution cache (see the module docstring)."""
+    code = [c for c in notebook.cells if c.cell_type == "code"]
+    meta = {k: v for k, v in notebook.metadata.items() if k != "source_map"}
+    settings = [nb_config.execution_timeout, nb_config.execution_allow_errors,
+                nb_config.execution_raise_on_error, nb_config.execution_in_temp,
+                nb_config.eval_name_regex]
+    if _cache["context"] is None:  # a chapter order_docs did not see run code
+        _cache["context"] = execution_context()
+    digest = hashlib.sha256(_cache["context"].encode())
+    digest.update(json.dumps([[c.source, c.metadata] for c in code], sort_keys=True).encode())
+    digest.update(json.dumps([meta, settings], sort_keys=True, default=str).encode())
+    for named in _named_paths(code, path.parent):
+        _hash_tree(named, digest)
+    return digest.hexdigest()
+
+
+def _eval_plan(cells):
+    """The {eval} roles of the markdown cells in order, each as (the number of code cells
+    before its cell, expression): when a markdown cell is rendered, the code before it has
+    run (a cell tagged remove-cell too)."""
+    plan, ran = [], 0
+    for cell in cells:
+        if cell.cell_type == "code":
+            ran += 1
+        elif cell.cell_type == "markdown":
+            plan += [(ran, expr) for expr in ROLE.findall(cell.source)]
+    return plan
+
+
+class CachedInlineClient(NotebookClientInline):
+    """myst-nb's inline execution, with the execution cache (see the module docstring)."""
+
+    def start_client(self):
+        self._entry, self._evals, self._save = None, {}, self.path is not None
+        self._plan, self._next, self._last_requested = _eval_plan(self.notebook.cells), 0, -1
+        if self._save:
+            self._file = Path(_cache["folder"]) / (
+                cache_key(self.notebook, self.path, self.nb_config) + ".json")
+            self._entry = self._load()
+        if self._entry is None:
+            return super().start_client()
+        self.logger.info(f"Reusing the outputs of {self._file.name[:12]} (execution cache)")
+        for index, cell in self._entry["cells"].items():
+            self.notebook.cells[int(index)].update(nbformat.from_dict(cell))
+        self.notebook.metadata.update(nbformat.from_dict(self._entry["metadata"]))
+
+    def _load(self):
+        """The cache entry, if it holds every {eval} of the plan, else None."""
+        try:
+            entry = json.loads(self._file.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return None
+        entry["evals"] = {(ran, expr): out for ran, expr, out in entry["evals"]}
+        return entry if set(self._plan) <= set(entry["evals"]) else None
+
+    def _place(self, name):
+        """The next place of the plan that evaluates ``name``, or None."""
+        for k in range(self._next, len(self._plan)):
+            if self._plan[k][1] == name:
+                self._next = k + 1
+                return self._plan[k]
+        return None
+
+    def code_cell_outputs(self, cell_index):
+        if self._entry is None:
+            return super().code_cell_outputs(cell_index)
+        self._last_requested = max(self._last_requested, cell_index)
+        cell = self.notebook.cells[cell_index]
+        return cell.get("execution_count"), cell.get("outputs", [])
+
+    def eval_variable(self, name):
+        place = self._place(name)
+        if self._entry is None:
+            outputs = super().eval_variable(name)
+            if place is not None:
+                self._evals.setdefault(place, outputs)
+            return outputs
+        if place in self._entry["evals"]:
+            return nbformat.from_dict(self._entry["evals"][place])
+        # an {eval} the plan missed: run the chapter up to it after all, and store nothing
+        self.logger.info(f"execution cache: {name} not stored; executing")
+        self._entry, self._save = None, False
+        super().start_client()
+        code = [i for i, c in enumerate(self.notebook.cells) if c.cell_type == "code"]
+        last = code[place[0] - 1] if place and place[0] else self._last_requested
+        if last >= 0:
+            super().code_cell_outputs(last)
+        return super().eval_variable(name)
+
+    def finalise_client(self):
+        if self._entry is None:
+            super().finalise_client()
+
+    def close_client(self, exc_type, exc_val, exc_tb):
+        if self._entry is not None:
+            self.exec_metadata = {"mtime": self._entry["mtime"], "runtime": self._entry["runtime"],
+                                  "method": "cache", "succeeded": True, "error": None,
+                                  "traceback": None}
+            return
+        super().close_client(exc_type, exc_val, exc_tb)
+        if self._save and exc_type is None and self.exec_metadata["succeeded"]:
+            self._store()
+
+    def _store(self):
+        """Write the entry atomically (parallel readers, an interrupted build)."""
+        cells = {str(i): {"execution_count": c.get("execution_count"), "outputs": c.outputs}
+                 for i, c in enumerate(self.notebook.cells) if c.cell_type == "code"}
+        meta = {k: self.notebook.metadata[k] for k in ("language_info", "widgets")
+                if k in self.notebook.metadata}
+        entry = {"path": str(self.path), "mtime": self.exec_metadata["mtime"],
+                 "runtime": self.exec_metadata["runtime"], "cells": cells, "metadata": meta,
+                 "evals": [[ran, expr, out] for (ran, expr), out in self._evals.items()]}
+        self._file.parent.mkdir(parents=True, exist_ok=True)
+        with tempfile.NamedTemporaryFile("w", dir=self._file.parent, suffix=".tmp",
+                                         delete=False, encoding="utf-8") as out:
+            json.dump(entry, out)
+        os.replace(out.name, self._file)
+
+
+def _with_cache(create_client):
+    """Wrap myst-nb's create_client: inline execution goes through the cache, if any."""
+    def wrapper(*args, **kwargs):
+        client = create_client(*args, **kwargs)
+        if _cache["folder"] is not None and type(client) is NotebookClientInline:
+            client.__class__ = CachedInlineClient
+        return client
+
+    wrapper.__wrapped__ = create_client
+    return wrapper
+
+
+def set_cache(app, config):
+    """config-inited: the cache's folder (order_docs computes the key's part that no
+    chapter sets, when a chapter is to be read)."""
+    folder = config.lincls_execution_cache
+    _cache["folder"] = None if not folder else Path(app.confdir, folder).resolve()
+    _cache["context"] = None
 
 
 def freeze_at_the_end(app, exception):
@@ -147,10 +430,32 @@ def _stop_at_once(close_client):
     def wrapper(self, *exc_info):
         if getattr(self, "_client", None) is not None:  # None if the kernel never started
             self._client.shutdown_kernel = "immediate"
+            cpu = _kernel_cpu(self._client)
+            if cpu is not None:
+                self.logger.info(f"kernel CPU time {cpu:.1f} s")
         return close_client(self, *exc_info)
 
     wrapper.__wrapped__ = close_client
     return wrapper
+
+
+def _kernel_cpu(client):
+    """The CPU seconds of a kernel and of the processes it started (joblib's workers), or
+    None; what has exited counts only if its parent waited for it."""
+    process = getattr(getattr(client.km, "provisioner", None), "process", None)
+    try:
+        kernel = psutil.Process(process.pid)
+        tree = [kernel, *kernel.children(recursive=True)]
+    except (AttributeError, psutil.Error):
+        return None
+    seconds = 0.0
+    for proc in tree:
+        try:
+            t = proc.cpu_times()
+        except psutil.Error:
+            continue
+        seconds += t.user + t.system + t.children_user + t.children_system
+    return seconds
 
 
 def _name_the_cell(code_cell_outputs):
@@ -186,8 +491,17 @@ def setup(app):
             NotebookClientInline.code_cell_outputs)
     # default None (serial, as without the extension); not an int: Sphinx would convert the
     # override "auto" from _config.yml to int and reject it
+    if not hasattr(myst_nb.sphinx_.create_client, "__wrapped__"):
+        myst_nb.sphinx_.create_client = _with_cache(myst_nb.sphinx_.create_client)
+    if not hasattr(sphinx.builders.Builder._read_parallel, "__wrapped__"):
+        sphinx.builders.Builder._read_parallel = _chunked_reads(
+            sphinx.builders.Builder._read_parallel)
     app.add_config_value("lincls_read_jobs", None, "", (int, str))
+    app.add_config_value("lincls_read_first", [], "", (list, tuple))
+    # a folder, relative to the book (None: no cache); "" as it does not change a page
+    app.add_config_value("lincls_execution_cache", None, "", (str,))
     app.connect("config-inited", set_jobs)
+    app.connect("config-inited", set_cache)  # after set_jobs: its thread counts are keyed
     app.connect("env-before-read-docs", order_docs)
     app.connect("build-finished", freeze_at_the_end)
     return {"parallel_read_safe": True, "parallel_write_safe": True}

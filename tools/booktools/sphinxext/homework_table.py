@@ -28,8 +28,10 @@ class HomeworkTable(Directive):
 
     The directory is relative to the page. With the ``:binder:`` flag a column of
     Binder links is added, from the book's ``_config.yml`` (none when it names no
-    repository). The page is rebuilt whenever a notebook in the directory changes or
-    one is added.
+    repository). The page is rebuilt whenever a notebook in the directory changes, or
+    one is added or removed (:func:`notebooks_changed`: Sphinx takes a dependency that is
+    not a file, such as the directory, for a missing one and would reread the page on
+    every build).
     """
 
     required_arguments = 1
@@ -40,7 +42,8 @@ class HomeworkTable(Directive):
         page_dir = Path(env.doc2path(env.docname)).parent
         directory = (page_dir / self.arguments[0]).resolve()
         config = Path(env.srcdir) / "_config.yml" if "binder" in self.options else None
-        env.note_dependency(str(directory))
+        env.homework_tables = getattr(env, "homework_tables", {})
+        env.homework_tables.setdefault(env.docname, {})[str(directory)] = _notebooks(directory)
         for path in sorted(directory.glob("*.ipynb")):
             env.note_dependency(str(path))
         if config is not None:
@@ -50,6 +53,27 @@ class HomeworkTable(Directive):
         except (HomeworkError, ValueError) as exc:
             raise self.error(f"homework-table: {exc}") from exc
         return _parse(self, text)
+
+
+def _notebooks(directory):
+    return sorted(path.name for path in directory.glob("*.ipynb"))
+
+
+def notebooks_changed(app, env, added, changed, removed):
+    """env-get-outdated: the pages whose table's directory gained or lost a notebook."""
+    tables = getattr(env, "homework_tables", {})
+    return [doc for doc, dirs in tables.items() if doc not in removed
+            and any(_notebooks(Path(d)) != names for d, names in dirs.items())]
+
+
+def purge_tables(app, env, docname):
+    getattr(env, "homework_tables", {}).pop(docname, None)
+
+
+def merge_tables(app, env, docnames, other):
+    tables = getattr(other, "homework_tables", {})
+    env.homework_tables = getattr(env, "homework_tables", {})
+    env.homework_tables.update({doc: tables[doc] for doc in docnames if doc in tables})
 
 
 def _duration(seconds):
@@ -104,4 +128,7 @@ def setup(app):
     app.add_config_value("lincls_student_edition", False, "env")
     app.add_directive("homework-table", HomeworkTable)
     app.add_directive("self-check-table", SelfCheckTable)
+    app.connect("env-get-outdated", notebooks_changed)
+    app.connect("env-purge-doc", purge_tables)
+    app.connect("env-merge-info", merge_tables)
     return {"parallel_read_safe": True, "parallel_write_safe": True}
