@@ -127,7 +127,9 @@ def secrets_and_pictures():
         secrets += [(path, ln) for ln in s]
         public += p
         pictures += [(path, pic) for pic in pics]
+    # the packages the student sources carry (lincls, and booktools for the site's build)
     public += [p.read_text(encoding="utf-8") for p in sorted((ROOT / "lincls").rglob("*.py"))]
+    public += [p.read_text(encoding="utf-8") for p in sorted((ROOT / "tools").rglob("*.py"))]
     # files the student sources carry for Binder
     for name in ("README.md", "requirements.txt", "pyproject.toml", "_toc.yml", "_config.yml"):
         public.append((ROOT / name).read_text(encoding="utf-8"))
