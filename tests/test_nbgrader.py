@@ -15,6 +15,7 @@ Then one variant per student: homework 4 released for five students and graded b
 
 import copy
 import csv
+import importlib
 import os
 import shutil
 import subprocess
@@ -33,6 +34,8 @@ HOMEWORK = sorted((ROOT / "book" / "homework").glob("*.ipynb"))
 IDS = [p.stem for p in HOMEWORK]
 FAST = ROOT / "book" / "homework" / "homework4.ipynb"  # the quickest homework to run
 BIN = Path(sys.executable).parent
+# the module (booktools.homework's name autograde is the function)
+autograde_module = importlib.import_module("booktools.homework.autograde")
 
 pytestmark = pytest.mark.nbgrader
 
@@ -180,11 +183,27 @@ def per_student(tmp_path_factory):
     for sid, nb in submissions.items():
         (tmp / "submitted" / sid / FAST.stem).mkdir(parents=True)
         nbformat.write(nb, tmp / "submitted" / sid / FAST.stem / FAST.name)
-    courses = set(Path(tempfile.gettempdir()).glob("lincls-autograde-*"))
-    status = hw.main(["autograde", str(tmp / "grading"), str(tmp / "submitted"),
-                      "--students", str(roster), "--out", str(tmp / "grades.csv")])
+    # autograde grades in a scratch course in the temporary directory: here one of this
+    # test's own, which already holds the scratch course of an unrelated run going on
+    scratch = tmp / "tmp"
+    stray = scratch / "lincls-autograde-another-run"
+    stray.mkdir(parents=True)
+    roots = []
+
+    def child(root, *args):
+        roots.append(Path(root))
+        assert roots[-1].is_dir()
+        yield from run_child(root, *args)
+
+    run_child = autograde_module._run_nbgrader_child
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(tempfile, "tempdir", str(scratch))
+        patch.setattr(autograde_module, "_run_nbgrader_child", child)
+        status = hw.main(["autograde", str(tmp / "grading"), str(tmp / "submitted"),
+                          "--students", str(roster), "--out", str(tmp / "grades.csv")])
     assert status == 1  # s05 could not be graded
-    assert set(Path(tempfile.gettempdir()).glob("lincls-autograde-*")) == courses
+    assert [r.parent for r in roots] == [scratch]  # graded in the scratch course...
+    assert set(scratch.glob("lincls-autograde-*")) == {stray}  # gone; the other run's kept
     with open(tmp / "grades.csv", newline="") as f:
         rows = list(csv.DictReader(f))
     return {"rows": rows, "text": (tmp / "grades.csv").read_text()}
