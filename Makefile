@@ -89,16 +89,20 @@ poppler:
 book: $(VENV)/.installed-book
 	$(BIN)/jupyter-book build . $(BOOK_FLAGS)
 
-## make test: all test layers, in order
+## make test: all test layers, in order. book-clean builds the book (from nothing) once; pdf
+## and the layers after it read that build. The run's temporary files go to a fresh folder
+## of its own (TMPDIR), removed at the end: two runs on one machine never meet there.
 test: $(VENV)/.installed-dev
+	@export TMPDIR="$$(mktemp -d -t lincls-test-XXXXXX)" && trap 'rm -rf "$$TMPDIR"' EXIT && \
 	$(MAKE) --no-print-directory lint unit sklearn homework release nbgrader book-clean portability \
 	  pdf student-book student-pdf student-test publishing pdf-test browser pythons
 
 lint:
 	$(BIN)/ruff check .
 
+## unit: lincls and booktools (with their doctests), on two pytest workers
 unit:
-	$(BIN)/pytest
+	$(BIN)/pytest -n 2
 
 ## sklearn: scikit-learn's own tests of the perceptron, logistic regression, SVMs, PCA, ridge
 ## (least squares) and SGD (Adaline), edited to run on lincls (see tests/sklearn_suite.py)
@@ -114,16 +118,19 @@ homework:
 
 ## release: validate and release the homework (student versions, and grading versions
 ## whose hidden tests hold the values of the teacher's solution); the student versions
-## must validate, run (exercises aside) and hold no solution
+## must validate, run (exercises aside) and hold no solution. Two pytest workers: the
+## variants' tests on one (they share their releases), the others on the other
 release:
 	$(PY) -m booktools validate book/homework
 	$(PY) -m booktools release book/homework _build/release/homework \
 	  --grading _build/release/grading
-	$(BIN)/pytest -m homework tests
+	$(BIN)/pytest -m homework -n 2 --dist loadgroup tests
 
-## nbgrader: the real nbgrader round trip (generate_assignment, autograde) on every homework
+## nbgrader: the real nbgrader round trip (generate_assignment, autograde) on every homework,
+## from the release that `make release` wrote (run that first); two pytest workers, one
+## for the course of every homework, one for the per-student variants
 nbgrader:
-	$(BIN)/pytest -m nbgrader --timeout 1800 tests/test_nbgrader.py
+	$(BIN)/pytest -m nbgrader -n 2 --dist loadgroup --timeout 1800 tests/test_nbgrader.py
 
 ## make student-book: the student edition into _build/student/html (its chapters executed
 ## again, several side by side). STUDENT_REPO=<url> points its Binder links there;
@@ -170,14 +177,18 @@ portability:
 
 ## make browser: the built site (and the student site, after student-book) in headless
 ## Chromium with axe-core, keyboard and dark-mode checks, and the Binder path in JupyterLab
-## (after `make pdf`: every page's download menu links the book's PDF)
+## (after `make pdf`: every page's download menu links the book's PDF). Two pytest workers:
+## one takes the website's pages (one group: they count what they saw), the JupyterLab
+## chapters go to whichever is free, each worker with its own Chromium and JupyterLab.
 browser: $(VENV)/.installed-dev $(VENDOR)/.installed chromium pdf
-	$(BIN)/pytest -m browser --timeout 600 tests/test_browser.py tests/test_jupyterlab.py
+	$(BIN)/pytest -m browser -n 2 --dist loadgroup --timeout 600 \
+	  tests/test_browser.py tests/test_jupyterlab.py
 
 ## make pythons: a fresh venv on every other supported Python found (lincls tests, one
-## chapter), the one-line refusal of older ones, and the README's route without make
+## chapter), the one-line refusal of older ones, and the README's route without make; two
+## pytest workers, side by side
 pythons: $(VENV)/.installed-dev
-	$(BIN)/pytest -m pythons -v -rs --timeout 3600 tests/test_pythons.py
+	$(BIN)/pytest -m pythons -n 2 -v -rs --timeout 3600 tests/test_pythons.py
 
 bench: $(VENV)/.installed-dev
 	$(PY) -m benchmarks

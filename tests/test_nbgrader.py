@@ -2,7 +2,8 @@
 
 A course directory is made the way the teachers' chapter describes: the grading versions
 that ``python -m booktools release --grading`` writes (hidden tests holding the
-values of the teacher's solution) go to ``source/``; ``nbgrader generate_assignment``
+values of the teacher's solution; ``make release``, the layer before, writes them to
+``_build/release``) go to ``source/``; ``nbgrader generate_assignment``
 must remove from them exactly what our release removes; then ``nbgrader autograde``
 grades two submissions per homework: the teacher's solution (full marks on every
 autograded cell) and the unanswered student version (zero on every autograded cell).
@@ -34,10 +35,13 @@ HOMEWORK = sorted((ROOT / "book" / "homework").glob("*.ipynb"))
 IDS = [p.stem for p in HOMEWORK]
 FAST = ROOT / "book" / "homework" / "homework4.ipynb"  # the quickest homework to run
 BIN = Path(sys.executable).parent
+RELEASE = ROOT / "_build" / "release"  # make release: student and grading versions
 # the module (booktools.homework's name autograde is the function)
 autograde_module = importlib.import_module("booktools.homework.autograde")
 
 pytestmark = pytest.mark.nbgrader
+# `make nbgrader` runs two pytest workers: the tests of one course fixture stay on one
+COURSE, PER_STUDENT = pytest.mark.xdist_group("course"), pytest.mark.xdist_group("per-student")
 
 
 def nbgrader(course, *args):
@@ -53,11 +57,20 @@ def nbgrader(course, *args):
 
 @pytest.fixture(scope="module")
 def course(tmp_path_factory):
-    """A course with every homework released by nbgrader and autograded twice."""
+    """A course with every homework released by nbgrader and autograded twice.
+
+    Its source is the release that ``make release`` (the layer before this one) wrote to
+    ``_build/release``, not a release of its own: that would run every teacher notebook
+    once more. Its student versions must be those of the teacher notebooks as they are."""
     tmp = tmp_path_factory.mktemp("nbgrader")
     course = tmp / "course"
-    ours, grading = tmp / "student", tmp / "grading"
-    hw.release(ROOT / "book" / "homework", ours, grading=grading)
+    ours, grading = RELEASE / "homework", RELEASE / "grading"
+    if not all((d / p.name).is_file() for d in (ours, grading) for p in HOMEWORK):
+        pytest.fail(f"{RELEASE} is missing: run `make release` first")
+    hw.release(ROOT / "book" / "homework", tmp / "student")  # no notebook runs for this
+    for path in HOMEWORK:
+        assert (tmp / "student" / path.name).read_bytes() == (ours / path.name).read_bytes(), (
+            f"{ours / path.name} is not the release of {path}: run `make release` again")
     (course / "source").mkdir(parents=True)
     (course / "nbgrader_config.py").write_text(
         "c = get_config()\n"
@@ -78,6 +91,7 @@ def course(tmp_path_factory):
 
 
 @pytest.mark.parametrize("path", HOMEWORK, ids=IDS)
+@COURSE
 def test_generate_assignment_removes_what_release_removes(course, path):
     theirs = nbformat.read(course["course"] / "release" / path.stem / path.name, 4)
     ours = nbformat.read(course["ours"] / path.name, 4)
@@ -103,6 +117,7 @@ def grades(course, name):
     return found
 
 
+@COURSE
 def test_autograde_command_agrees_with_nbgrader(course, tmp_path):
     """``python -m booktools autograde`` on the course's grading versions gives the
     scores of ``nbgrader autograde`` (the course variant: one nbgrader course)."""
@@ -121,6 +136,7 @@ def test_autograde_command_agrees_with_nbgrader(course, tmp_path):
 
 
 @pytest.mark.parametrize("path", HOMEWORK, ids=IDS)
+@COURSE
 def test_autograde_teacher_full_marks_unanswered_zero(course, path):
     got = grades(course["course"], path.stem)
     teacher = hw.release_notebook(nbformat.read(path, 4))  # only for the cell list
@@ -222,6 +238,7 @@ def autograded(grades):
     return {cell: v for cell, v in grades.items() if cell.endswith("-tests")}
 
 
+@PER_STUDENT
 def test_per_student_copied_numbers_pass_only_their_own_variant(per_student):
     rows = per_student["rows"]
     own, other = per_cell(rows, "s01"), per_cell(rows, "s02")
@@ -238,11 +255,13 @@ def test_per_student_copied_numbers_pass_only_their_own_variant(per_student):
     assert own["total"][2] == "autograded cells only; 3 more points graded by hand"
 
 
+@PER_STUDENT
 def test_per_student_the_method_carries_over(per_student):
     solved = per_cell(per_student["rows"], "s03")
     assert all(score == top > 0 for score, top, _ in autograded(solved).values()), solved
 
 
+@PER_STUDENT
 def test_per_student_unanswered_scores_zero(per_student):
     blank = per_cell(per_student["rows"], "s04")
     assert len(autograded(blank)) == 4 and all(
@@ -252,6 +271,7 @@ def test_per_student_unanswered_scores_zero(per_student):
     assert blank["total"] == (0.0, 12.0, "")
 
 
+@PER_STUDENT
 def test_per_student_grades_file_holds_scores_only(per_student):
     rows = per_student["rows"]
     assert sorted({r["student"] for r in rows}) == list(ROSTER)
@@ -261,6 +281,7 @@ def test_per_student_grades_file_holds_scores_only(per_student):
     assert SECRET not in per_student["text"]
 
 
+@PER_STUDENT
 def test_per_student_an_nbgrader_failure_loses_only_its_own_grades(per_student):
     broken = per_cell(per_student["rows"], "s05")
     assert broken["total"] == (None, 12.0, "not graded: nbgrader failed (see its messages)")
