@@ -20,8 +20,9 @@ export PYDEVD_DISABLE_FILE_VALIDATION := 1
 BOOK_FLAGS := -n -W --keep-going
 NBVAL := --nbval -p no:cacheprovider --nbval-sanitize-with tests/sanitize.cfg
 
-.PHONY: book test lint unit sklearn homework release book-clean portability student-book \
-        nbgrader student-test browser pythons chromium poppler pdf student-pdf pdf-test bench clean
+.PHONY: book test lint unit sklearn homework homework-default homework-prescott release \
+        book-clean portability student-book nbgrader student-test browser pythons chromium \
+        poppler pdf student-pdf pdf-test bench clean
 
 # Before any install, `make book`/`make test` stop with one line when the interpreter (the
 # venv's, once it exists) is outside PY_MIN..PY_MAX. Plain `python -c`: any Python runs it.
@@ -111,26 +112,33 @@ sklearn:
 
 ## homework: nbval on the teacher notebooks, twice: their outputs must be reproducible, and
 ## the second time under OpenBLAS's generic x86-64 kernel (Prescott), since a student's CPU
-## picks other kernels than this one (`make portability` checks them under a third)
+## picks other kernels than this one (`make portability` checks them under a third). The
+## two runs go side by side, each one's output printed whole when it ends.
 homework:
+	$(MAKE) --no-print-directory -j2 --output-sync=target homework-default homework-prescott
+
+homework-default:
 	$(BIN)/pytest $(NBVAL) book/homework
+
+homework-prescott:
 	OPENBLAS_CORETYPE=Prescott $(BIN)/pytest $(NBVAL) book/homework
 
 ## release: validate and release the homework (student versions, and grading versions
 ## whose hidden tests hold the values of the teacher's solution); the student versions
-## must validate, run (exercises aside) and hold no solution. Two pytest workers: the
-## variants' tests on one (they share their releases), the others on the other
+## must validate, run (exercises aside) and hold no solution. Two pytest workers, a test
+## file each (a file's tests share its fixtures: the variants' releases)
 release:
 	$(PY) -m booktools validate book/homework
 	$(PY) -m booktools release book/homework _build/release/homework \
 	  --grading _build/release/grading
-	$(BIN)/pytest -m homework -n 2 --dist loadgroup tests
+	$(BIN)/pytest -m homework -n 2 --dist loadfile tests
 
 ## nbgrader: the real nbgrader round trip (generate_assignment, autograde) on every homework,
-## from the release that `make release` wrote (run that first); two pytest workers, one
-## for the course of every homework, one for the per-student variants
+## from the release that `make release` wrote (run that first), and autograde with one
+## variant per student: two pytest workers, a test file each
 nbgrader:
-	$(BIN)/pytest -m nbgrader -n 2 --dist loadgroup --timeout 1800 tests/test_nbgrader.py
+	$(BIN)/pytest -m nbgrader -n 2 --dist loadfile --timeout 1800 tests/test_nbgrader.py \
+	  tests/test_nbgrader_students.py
 
 ## make student-book: the student edition into _build/student/html (its chapters executed
 ## again, several side by side). STUDENT_REPO=<url> points its Binder links there;
@@ -177,11 +185,11 @@ portability:
 
 ## make browser: the built site (and the student site, after student-book) in headless
 ## Chromium with axe-core, keyboard and dark-mode checks, and the Binder path in JupyterLab
-## (after `make pdf`: every page's download menu links the book's PDF). Two pytest workers:
-## one takes the website's pages (one group: they count what they saw), the JupyterLab
-## chapters go to whichever is free, each worker with its own Chromium and JupyterLab.
+## (after `make pdf`: every page's download menu links the book's PDF). Two pytest workers,
+## a test file each (the website's pages count what they saw, in one process), each with
+## its own Chromium.
 browser: $(VENV)/.installed-dev $(VENDOR)/.installed chromium pdf
-	$(BIN)/pytest -m browser -n 2 --dist loadgroup --timeout 600 \
+	$(BIN)/pytest -m browser -n 2 --dist loadfile --timeout 600 \
 	  tests/test_browser.py tests/test_jupyterlab.py
 
 ## make pythons: a fresh venv on every other supported Python found (lincls tests, one

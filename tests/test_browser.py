@@ -39,9 +39,7 @@ CDN = re.compile(r"^https://cdn\.jsdelivr\.net/npm/((?:@[^/]+/)?[^/@]+)@([^/]+)/
 MIRRORS = {"https://maxcdn.bootstrapcdn.com/font-awesome/4.4.0/": "font-awesome@4.4.0/"}
 SKIP_DIRS = {"_static", "_sources", "_images", "_sphinx_design_static"}
 
-# one pytest worker takes every test here (`make browser` runs two): the last tests read
-# what the page tests counted, and the pages share one Chromium and one server
-pytestmark = [pytest.mark.browser, pytest.mark.xdist_group("site")]
+pytestmark = pytest.mark.browser
 
 
 @pytest.fixture(scope="module", autouse=True)

@@ -28,8 +28,7 @@ HOMEWORK = sorted(BOOK.glob("*.ipynb"))
 IDS = [p.stem for p in HOMEWORK]
 SECRETS = {"A": "correct horse battery staple 19", "B": "another course, another year"}
 
-# `make release` runs two pytest workers: every test here on one (they share `runs`)
-pytestmark = [pytest.mark.homework, pytest.mark.xdist_group("variants")]
+pytestmark = pytest.mark.homework
 
 
 def release_variant(secret, out):
