@@ -135,10 +135,10 @@ release:
 
 ## nbgrader: the real nbgrader round trip (generate_assignment, autograde) on every homework,
 ## from the release that `make release` wrote (run that first), and autograde with one
-## variant per student: two pytest workers, a test file each
+## variant per student: two pytest workers, the course's tests on one, the per-student
+## tests (a class of their own) on the other
 nbgrader:
-	$(BIN)/pytest -m nbgrader -n 2 --dist loadfile --timeout 1800 tests/test_nbgrader.py \
-	  tests/test_nbgrader_students.py
+	$(BIN)/pytest -m nbgrader -n 2 --dist loadscope --timeout 1800 tests/test_nbgrader.py
 
 ## make student-book: the student edition into _build/student/html (its chapters executed
 ## again, several side by side). STUDENT_REPO=<url> points its Binder links there;

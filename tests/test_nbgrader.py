@@ -9,19 +9,26 @@ grades two submissions per homework: the teacher's solution (full marks on every
 autograded cell) and the unanswered student version (zero on every autograded cell).
 ``python -m booktools autograde`` must give the same scores.
 
-One variant per student: tests/test_nbgrader_students.py.
+Then one variant per student: homework 4 released for five students and graded by
+``autograde``, each submission against its own student's grading version (see
+:func:`per_student`).
 """
 
+import copy
+import csv
+import importlib
 import os
 import shutil
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import nbformat
 import pytest
 
 from booktools import homework as hw
+from booktools.homework.grading import literal
 
 ROOT = Path(__file__).resolve().parents[1]
 HOMEWORK = sorted((ROOT / "book" / "homework").glob("*.ipynb"))
@@ -29,6 +36,8 @@ IDS = [p.stem for p in HOMEWORK]
 FAST = ROOT / "book" / "homework" / "homework4.ipynb"  # the quickest homework to run
 BIN = Path(sys.executable).parent
 RELEASE = ROOT / "_build" / "release"  # make release: student and grading versions
+# the module (booktools.homework's name autograde is the function)
+autograde_module = importlib.import_module("booktools.homework.autograde")
 
 pytestmark = pytest.mark.nbgrader
 
@@ -135,3 +144,139 @@ def test_autograde_teacher_full_marks_unanswered_zero(course, path):
     assert sum(m for _, _, m in got["teacher"]) > 0
     assert got["unanswered"] == [(n, 0.0, m) for n, _, m in got["unanswered"]], (
         got["unanswered"])
+
+
+# --- one variant per student: `python -m booktools autograde` ------------------
+SECRET = "a known secret of the per-student round trip"
+ROSTER = ("s01", "s02", "s03", "s04", "s05")
+
+
+def with_answers(nb, teacher):
+    """``nb`` with the answer cells of the teacher notebook (matched by nbgrader id)."""
+    answers = {c.metadata.nbgrader["grade_id"]: c for c in teacher.cells
+               if hw.is_solution_cell(c)}
+    out = copy.deepcopy(nb)
+    out.cells = [copy.deepcopy(answers.get(c.metadata.get("nbgrader", {}).get("grade_id"), c))
+                 for c in nb.cells]
+    return out
+
+
+@pytest.fixture(scope="module")
+def per_student(tmp_path_factory):
+    """Homework 4 released with one variant per student and graded by the command
+    ``autograde``. nbgrader runs the submission again on the student's own data, so a
+    solution in code carries over to every variant; numbers copied from another variant
+    do not. s01 submits the teacher's solution with its Hebb errors written in as
+    numbers, those of s01's variant (what copying a classmate's results gives); s02
+    submits that very file; s03 the teacher's solution; s04 the unanswered notebook,
+    with its last test cell deleted; s05 a notebook whose metadata nbgrader chokes on
+    (points "lots")."""
+    tmp = tmp_path_factory.mktemp("per-student")
+    roster = tmp / "roster.csv"
+    roster.write_text("id,name\n" + "".join(f"{sid},Student {sid}\n" for sid in ROSTER))
+    hw.release(FAST, tmp / "student", grading=tmp / "grading", seed=SECRET,
+               students=hw.read_roster(roster))
+    teacher = nbformat.read(FAST, 4)
+    values, _ = hw.record_variant(teacher, FAST, hw.derive_seed(SECRET, FAST.stem, "s01"),
+                                  hw.variants.variant_key(SECRET, FAST.stem, "s01"),
+                                  tmp / "s01.answers.json")
+    mine = {sid: nbformat.read(tmp / "student" / sid / FAST.name, 4) for sid in ROSTER}
+    copied = with_answers(mine["s01"], teacher)
+    cell = next(c for c in copied.cells if c.metadata.nbgrader.get("grade_id") == "ex2-code")
+    cell.source = f"hebb_errors = {literal(values['hw4.hebb_errors'])}"
+    blank = copy.deepcopy(mine["s04"])
+    blank.cells = [c for c in blank.cells if c.metadata.get("nbgrader", {}).get("grade_id")
+                   != "ex3b-tests"]
+    broken = copy.deepcopy(mine["s05"])
+    next(c for c in broken.cells if hw.is_grade_cell(c)).metadata.nbgrader["points"] = "lots"
+    submissions = {"s01": copied, "s02": copied, "s03": with_answers(mine["s03"], teacher),
+                   "s04": blank, "s05": broken}
+    for sid, nb in submissions.items():
+        (tmp / "submitted" / sid / FAST.stem).mkdir(parents=True)
+        nbformat.write(nb, tmp / "submitted" / sid / FAST.stem / FAST.name)
+    # autograde grades in a scratch course in the temporary directory: here one of this
+    # test's own, which already holds the scratch course of an unrelated run going on
+    scratch = tmp / "tmp"
+    stray = scratch / "lincls-autograde-another-run"
+    stray.mkdir(parents=True)
+    roots = []
+
+    def child(root, *args):
+        roots.append(Path(root))
+        assert roots[-1].is_dir()
+        yield from run_child(root, *args)
+
+    run_child = autograde_module._run_nbgrader_child
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(tempfile, "tempdir", str(scratch))
+        patch.setattr(autograde_module, "_run_nbgrader_child", child)
+        status = hw.main(["autograde", str(tmp / "grading"), str(tmp / "submitted"),
+                          "--students", str(roster), "--out", str(tmp / "grades.csv")])
+    assert status == 1  # s05 could not be graded
+    assert [r.parent for r in roots] == [scratch]  # graded in the scratch course...
+    assert set(scratch.glob("lincls-autograde-*")) == {stray}  # gone; the other run's kept
+    with open(tmp / "grades.csv", newline="") as f:
+        rows = list(csv.DictReader(f))
+    return {"rows": rows, "text": (tmp / "grades.csv").read_text()}
+
+
+def per_cell(rows, sid):
+    """``{cell: (score, max score, note)}`` of one student, scores as floats or None."""
+    def number(text):
+        return float(text) if text else None
+
+    return {r["cell"]: (number(r["score"]), number(r["max_score"]), r["note"])
+            for r in rows if r["student"] == sid and r["notebook"] == FAST.stem}
+
+
+def autograded(grades):
+    return {cell: v for cell, v in grades.items() if cell.endswith("-tests")}
+
+
+class TestPerStudent:
+    """The per-student round trip (`make nbgrader` runs these tests, which share the
+    per_student fixture, in one pytest worker and the course's in the other)."""
+
+    def test_per_student_copied_numbers_pass_only_their_own_variant(self, per_student):
+        rows = per_student["rows"]
+        own, other = per_cell(rows, "s01"), per_cell(rows, "s02")
+        assert set(autograded(own)) == {"ex1-tests", "ex2-tests", "ex3-tests", "ex3b-tests"}
+        assert all(score == top > 0 for score, top, _ in autograded(own).values()), own
+        assert own["total"][:2] == (sum(v[1] for v in autograded(own).values()),) * 2
+        # graded against s02's variant, the same file loses exactly the cell whose hidden
+        # tests check the copied numbers, and keeps the marks of the code
+        lost = {cell for cell, (score, top, _) in autograded(other).items() if score < top}
+        assert lost == {"ex2-tests"}
+        assert all(score == 0 for cell, (score, _, _) in autograded(other).items() if cell in lost)
+        assert other["total"][0] == own["total"][0] - own["ex2-tests"][1]
+        assert own["ex4-answer"] == (None, 3.0, "graded by hand")
+        assert own["total"][2] == "autograded cells only; 3 more points graded by hand"
+
+    def test_per_student_the_method_carries_over(self, per_student):
+        solved = per_cell(per_student["rows"], "s03")
+        assert all(score == top > 0 for score, top, _ in autograded(solved).values()), solved
+
+    def test_per_student_unanswered_scores_zero(self, per_student):
+        blank = per_cell(per_student["rows"], "s04")
+        assert len(autograded(blank)) == 4 and all(
+            score == 0 for score, _, _ in autograded(blank).values()), blank
+        assert blank["ex3b-tests"] == (0.0, 2.0, "test cell missing from the submission")
+        assert blank["ex4-answer"] == (0.0, 3.0, "unanswered")
+        assert blank["total"] == (0.0, 12.0, "")
+
+    def test_per_student_grades_file_holds_scores_only(self, per_student):
+        rows = per_student["rows"]
+        assert sorted({r["student"] for r in rows}) == list(ROSTER)
+        assert {r["note"] for r in rows} == {
+            "", "graded by hand", "unanswered",
+            "autograded cells only; 3 more points graded by hand",
+            "test cell missing from the submission",
+            "not graded: nbgrader failed (see its messages)"}
+        assert SECRET not in per_student["text"]
+
+    def test_per_student_an_nbgrader_failure_loses_only_its_own_grades(self, per_student):
+        broken = per_cell(per_student["rows"], "s05")
+        assert broken["total"] == (None, 12.0, "not graded: nbgrader failed (see its messages)")
+        assert all(score is None for score, _, _ in broken.values())
+        others = [r for r in per_student["rows"] if r["student"] != "s05" and r["cell"] == "total"]
+        assert len(others) == 4 and all(r["score"] for r in others)
