@@ -20,9 +20,9 @@ export PYDEVD_DISABLE_FILE_VALIDATION := 1
 BOOK_FLAGS := -n -W --keep-going
 NBVAL := --nbval -p no:cacheprovider --nbval-sanitize-with tests/sanitize.cfg
 
-.PHONY: book test lint unit sklearn homework release book-clean portability student-book \
-        nbgrader student-test browser pythons chromium poppler pdf student-pdf pdf-test bench clean \
-        wheel
+.PHONY: book test lint unit sklearn homework homework-default homework-prescott release \
+        book-clean portability student-book nbgrader student-test browser pythons chromium \
+        poppler pdf student-pdf pdf-test bench clean wheel
 
 # Before any install, `make book`/`make test` stop with one line when the interpreter (the
 # venv's, once it exists) is outside PY_MIN..PY_MAX. Plain `python -c`: any Python runs it.
@@ -90,16 +90,20 @@ poppler:
 book: $(VENV)/.installed-book
 	$(BIN)/jupyter-book build . $(BOOK_FLAGS)
 
-## make test: all test layers, in order
+## make test: all test layers, in order. book-clean builds the book (from nothing) once; pdf
+## and the layers after it read that build. The run's temporary files go to a fresh folder
+## of its own (TMPDIR), removed at the end: two runs on one machine never meet there.
 test: $(VENV)/.installed-dev
-	$(MAKE) --no-print-directory lint unit sklearn homework release nbgrader book-clean portability \
+	@export TMPDIR="$$(mktemp -d -t lincls-test-XXXXXX)" && trap 'rm -rf "$$TMPDIR"' EXIT && \
+	$(MAKE) --no-print-directory lint unit sklearn homework release nbgrader book-clean wheel portability \
 	  pdf student-book student-pdf student-test publishing pdf-test browser pythons
 
 lint:
 	$(BIN)/ruff check .
 
+## unit: lincls and booktools (with their doctests), on two pytest workers
 unit:
-	$(BIN)/pytest
+	$(BIN)/pytest -n 2
 
 ## sklearn: scikit-learn's own tests of the perceptron, logistic regression, SVMs, PCA, ridge
 ## (least squares) and SGD (Adaline), edited to run on lincls (see tests/sklearn_suite.py)
@@ -108,23 +112,33 @@ sklearn:
 
 ## homework: nbval on the teacher notebooks, twice: their outputs must be reproducible, and
 ## the second time under OpenBLAS's generic x86-64 kernel (Prescott), since a student's CPU
-## picks other kernels than this one (`make portability` checks them under a third)
+## picks other kernels than this one (`make portability` checks them under a third). The
+## two runs go side by side, each one's output printed whole when it ends.
 homework:
+	$(MAKE) --no-print-directory -j2 --output-sync=target homework-default homework-prescott
+
+homework-default:
 	$(BIN)/pytest $(NBVAL) book/homework
+
+homework-prescott:
 	OPENBLAS_CORETYPE=Prescott $(BIN)/pytest $(NBVAL) book/homework
 
 ## release: validate and release the homework (student versions, and grading versions
 ## whose hidden tests hold the values of the teacher's solution); the student versions
-## must validate, run (exercises aside) and hold no solution
+## must validate, run (exercises aside) and hold no solution. Two pytest workers, a test
+## file each (a file's tests share its fixtures: the variants' releases)
 release:
 	$(PY) -m booktools validate book/homework
 	$(PY) -m booktools release book/homework _build/release/homework \
 	  --grading _build/release/grading
-	$(BIN)/pytest -m homework tests
+	$(BIN)/pytest -m homework -n 2 --dist loadfile tests
 
-## nbgrader: the real nbgrader round trip (generate_assignment, autograde) on every homework
+## nbgrader: the real nbgrader round trip (generate_assignment, autograde) on every homework,
+## from the release that `make release` wrote (run that first), and autograde with one
+## variant per student: two pytest workers, the course's tests on one, the per-student
+## tests (a class of their own) on the other
 nbgrader:
-	$(BIN)/pytest -m nbgrader --timeout 1800 tests/test_nbgrader.py
+	$(BIN)/pytest -m nbgrader -n 2 --dist loadscope --timeout 1800 tests/test_nbgrader.py
 
 ## make student-book: the student edition into _build/student/html (its chapters executed
 ## again, several side by side). STUDENT_REPO=<url> points its Binder links there;
@@ -178,14 +192,18 @@ portability:
 
 ## make browser: the built site (and the student site, after student-book) in headless
 ## Chromium with axe-core, keyboard and dark-mode checks, and the Binder path in JupyterLab
-## (after `make pdf`: every page's download menu links the book's PDF)
+## (after `make pdf`: every page's download menu links the book's PDF). Two pytest workers,
+## a test file each (the website's pages count what they saw, in one process), each with
+## its own Chromium.
 browser: $(VENV)/.installed-dev $(VENDOR)/.installed chromium pdf
-	$(BIN)/pytest -m browser --timeout 600 tests/test_browser.py tests/test_jupyterlab.py
+	$(BIN)/pytest -m browser -n 2 --dist loadfile --timeout 600 \
+	  tests/test_browser.py tests/test_jupyterlab.py
 
 ## make pythons: a fresh venv on every other supported Python found (lincls tests, one
-## chapter), the one-line refusal of older ones, and the README's route without make
+## chapter), the one-line refusal of older ones, and the README's route without make; two
+## pytest workers, side by side
 pythons: $(VENV)/.installed-dev
-	$(BIN)/pytest -m pythons -v -rs --timeout 3600 tests/test_pythons.py
+	$(BIN)/pytest -m pythons -n 2 -v -rs --timeout 3600 tests/test_pythons.py
 
 bench: $(VENV)/.installed-dev
 	$(PY) -m benchmarks

@@ -32,7 +32,6 @@ import re
 import secrets
 import shutil
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -106,10 +105,14 @@ def chapters():
     return found
 
 
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+def server_url(runtime, pid):
+    """The URL of the Jupyter server ``pid``, from the file it writes in its runtime
+    directory once it listens (ValueError until then)."""
+    info = runtime / f"jpserver-{pid}.json"
+    try:
+        return f"http://127.0.0.1:{json.loads(info.read_text())['port']}/"
+    except (FileNotFoundError, json.JSONDecodeError, KeyError) as exc:
+        raise ValueError(f"{info}: not written yet") from exc
 
 
 @pytest.fixture(scope="module")
@@ -137,24 +140,24 @@ def lab(tmp_path_factory):
     notifications = json.loads(overrides.read_text())["@jupyterlab/apputils-extension:notification"]
     assert notifications == {"fetchNews": "false", "checkForUpdates": False}
 
-    port, token = free_port(), secrets.token_hex(16)
+    token = secrets.token_hex(16)
     log = open(home / "lab.log", "w", buffering=1)
-    server = subprocess.Popen(
-        [str(BIN / "jupyter-lab"), "--no-browser", "--ip=127.0.0.1", f"--port={port}",
+    server = subprocess.Popen(  # port 0: the server takes a free port, and says which
+        [str(BIN / "jupyter-lab"), "--no-browser", "--ip=127.0.0.1", "--port=0",
          f"--ServerApp.root_dir={root}", f"--IdentityProvider.token={token}",
          # offline: no news, no update checks, no extension manager queries to PyPI
          "--LabApp.news_url=None",
          "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
          "--LabApp.extension_manager=readonly"] + (["--allow-root"] if os.geteuid() == 0 else []),
         env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
-    base = f"http://127.0.0.1:{port}/"
     try:
         deadline = time.monotonic() + 90
         while True:
             try:
+                base = server_url(home / "runtime", server.pid)
                 urllib.request.urlopen(f"{base}api/status?token={token}", timeout=5)
                 break
-            except OSError:
+            except (OSError, ValueError):
                 if server.poll() is not None or time.monotonic() > deadline:
                     log_text = (home / "lab.log").read_text()[-3000:]
                     pytest.fail(f"JupyterLab did not start:\n{log_text}")

@@ -2,7 +2,8 @@
 
 A course directory is made the way the teachers' chapter describes: the grading versions
 that ``python -m booktools release --grading`` writes (hidden tests holding the
-values of the teacher's solution) go to ``source/``; ``nbgrader generate_assignment``
+values of the teacher's solution; ``make release``, the layer before, writes them to
+``_build/release``) go to ``source/``; ``nbgrader generate_assignment``
 must remove from them exactly what our release removes; then ``nbgrader autograde``
 grades two submissions per homework: the teacher's solution (full marks on every
 autograded cell) and the unanswered student version (zero on every autograded cell).
@@ -15,6 +16,7 @@ Then one variant per student: homework 4 released for five students and graded b
 
 import copy
 import csv
+import importlib
 import os
 import shutil
 import subprocess
@@ -33,6 +35,9 @@ HOMEWORK = sorted((ROOT / "book" / "homework").glob("*.ipynb"))
 IDS = [p.stem for p in HOMEWORK]
 FAST = ROOT / "book" / "homework" / "homework4.ipynb"  # the quickest homework to run
 BIN = Path(sys.executable).parent
+RELEASE = ROOT / "_build" / "release"  # make release: student and grading versions
+# the module (booktools.homework's name autograde is the function)
+autograde_module = importlib.import_module("booktools.homework.autograde")
 
 pytestmark = pytest.mark.nbgrader
 
@@ -50,11 +55,20 @@ def nbgrader(course, *args):
 
 @pytest.fixture(scope="module")
 def course(tmp_path_factory):
-    """A course with every homework released by nbgrader and autograded twice."""
+    """A course with every homework released by nbgrader and autograded twice.
+
+    Its source is the release that ``make release`` (the layer before this one) wrote to
+    ``_build/release``, not a release of its own: that would run every teacher notebook
+    once more. Its student versions must be those of the teacher notebooks as they are."""
     tmp = tmp_path_factory.mktemp("nbgrader")
     course = tmp / "course"
-    ours, grading = tmp / "student", tmp / "grading"
-    hw.release(ROOT / "book" / "homework", ours, grading=grading)
+    ours, grading = RELEASE / "homework", RELEASE / "grading"
+    if not all((d / p.name).is_file() for d in (ours, grading) for p in HOMEWORK):
+        pytest.fail(f"{RELEASE} is missing: run `make release` first")
+    hw.release(ROOT / "book" / "homework", tmp / "student")  # no notebook runs for this
+    for path in HOMEWORK:
+        assert (tmp / "student" / path.name).read_bytes() == (ours / path.name).read_bytes(), (
+            f"{ours / path.name} is not the release of {path}: run `make release` again")
     (course / "source").mkdir(parents=True)
     (course / "nbgrader_config.py").write_text(
         "c = get_config()\n"
@@ -180,11 +194,27 @@ def per_student(tmp_path_factory):
     for sid, nb in submissions.items():
         (tmp / "submitted" / sid / FAST.stem).mkdir(parents=True)
         nbformat.write(nb, tmp / "submitted" / sid / FAST.stem / FAST.name)
-    courses = set(Path(tempfile.gettempdir()).glob("lincls-autograde-*"))
-    status = hw.main(["autograde", str(tmp / "grading"), str(tmp / "submitted"),
-                      "--students", str(roster), "--out", str(tmp / "grades.csv")])
+    # autograde grades in a scratch course in the temporary directory: here one of this
+    # test's own, which already holds the scratch course of an unrelated run going on
+    scratch = tmp / "tmp"
+    stray = scratch / "lincls-autograde-another-run"
+    stray.mkdir(parents=True)
+    roots = []
+
+    def child(root, *args):
+        roots.append(Path(root))
+        assert roots[-1].is_dir()
+        yield from run_child(root, *args)
+
+    run_child = autograde_module._run_nbgrader_child
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(tempfile, "tempdir", str(scratch))
+        patch.setattr(autograde_module, "_run_nbgrader_child", child)
+        status = hw.main(["autograde", str(tmp / "grading"), str(tmp / "submitted"),
+                          "--students", str(roster), "--out", str(tmp / "grades.csv")])
     assert status == 1  # s05 could not be graded
-    assert set(Path(tempfile.gettempdir()).glob("lincls-autograde-*")) == courses
+    assert [r.parent for r in roots] == [scratch]  # graded in the scratch course...
+    assert set(scratch.glob("lincls-autograde-*")) == {stray}  # gone; the other run's kept
     with open(tmp / "grades.csv", newline="") as f:
         rows = list(csv.DictReader(f))
     return {"rows": rows, "text": (tmp / "grades.csv").read_text()}
@@ -203,48 +233,50 @@ def autograded(grades):
     return {cell: v for cell, v in grades.items() if cell.endswith("-tests")}
 
 
-def test_per_student_copied_numbers_pass_only_their_own_variant(per_student):
-    rows = per_student["rows"]
-    own, other = per_cell(rows, "s01"), per_cell(rows, "s02")
-    assert set(autograded(own)) == {"ex1-tests", "ex2-tests", "ex3-tests", "ex3b-tests"}
-    assert all(score == top > 0 for score, top, _ in autograded(own).values()), own
-    assert own["total"][:2] == (sum(v[1] for v in autograded(own).values()),) * 2
-    # graded against s02's variant, the same file loses exactly the cell whose hidden
-    # tests check the copied numbers, and keeps the marks of the code
-    lost = {cell for cell, (score, top, _) in autograded(other).items() if score < top}
-    assert lost == {"ex2-tests"}
-    assert all(score == 0 for cell, (score, _, _) in autograded(other).items() if cell in lost)
-    assert other["total"][0] == own["total"][0] - own["ex2-tests"][1]
-    assert own["ex4-answer"] == (None, 3.0, "graded by hand")
-    assert own["total"][2] == "autograded cells only; 3 more points graded by hand"
+class TestPerStudent:
+    """The per-student round trip (`make nbgrader` runs these tests, which share the
+    per_student fixture, in one pytest worker and the course's in the other)."""
 
+    def test_per_student_copied_numbers_pass_only_their_own_variant(self, per_student):
+        rows = per_student["rows"]
+        own, other = per_cell(rows, "s01"), per_cell(rows, "s02")
+        assert set(autograded(own)) == {"ex1-tests", "ex2-tests", "ex3-tests", "ex3b-tests"}
+        assert all(score == top > 0 for score, top, _ in autograded(own).values()), own
+        assert own["total"][:2] == (sum(v[1] for v in autograded(own).values()),) * 2
+        # graded against s02's variant, the same file loses exactly the cell whose hidden
+        # tests check the copied numbers, and keeps the marks of the code
+        lost = {cell for cell, (score, top, _) in autograded(other).items() if score < top}
+        assert lost == {"ex2-tests"}
+        assert all(score == 0 for cell, (score, _, _) in autograded(other).items() if cell in lost)
+        assert other["total"][0] == own["total"][0] - own["ex2-tests"][1]
+        assert own["ex4-answer"] == (None, 3.0, "graded by hand")
+        assert own["total"][2] == "autograded cells only; 3 more points graded by hand"
 
-def test_per_student_the_method_carries_over(per_student):
-    solved = per_cell(per_student["rows"], "s03")
-    assert all(score == top > 0 for score, top, _ in autograded(solved).values()), solved
+    def test_per_student_the_method_carries_over(self, per_student):
+        solved = per_cell(per_student["rows"], "s03")
+        assert all(score == top > 0 for score, top, _ in autograded(solved).values()), solved
 
+    def test_per_student_unanswered_scores_zero(self, per_student):
+        blank = per_cell(per_student["rows"], "s04")
+        assert len(autograded(blank)) == 4 and all(
+            score == 0 for score, _, _ in autograded(blank).values()), blank
+        assert blank["ex3b-tests"] == (0.0, 2.0, "test cell missing from the submission")
+        assert blank["ex4-answer"] == (0.0, 3.0, "unanswered")
+        assert blank["total"] == (0.0, 12.0, "")
 
-def test_per_student_unanswered_scores_zero(per_student):
-    blank = per_cell(per_student["rows"], "s04")
-    assert len(autograded(blank)) == 4 and all(
-        score == 0 for score, _, _ in autograded(blank).values()), blank
-    assert blank["ex3b-tests"] == (0.0, 2.0, "test cell missing from the submission")
-    assert blank["ex4-answer"] == (0.0, 3.0, "unanswered")
-    assert blank["total"] == (0.0, 12.0, "")
+    def test_per_student_grades_file_holds_scores_only(self, per_student):
+        rows = per_student["rows"]
+        assert sorted({r["student"] for r in rows}) == list(ROSTER)
+        assert {r["note"] for r in rows} == {
+            "", "graded by hand", "unanswered",
+            "autograded cells only; 3 more points graded by hand",
+            "test cell missing from the submission",
+            "not graded: nbgrader failed (see its messages)"}
+        assert SECRET not in per_student["text"]
 
-
-def test_per_student_grades_file_holds_scores_only(per_student):
-    rows = per_student["rows"]
-    assert sorted({r["student"] for r in rows}) == list(ROSTER)
-    assert {r["note"] for r in rows} == {
-        "", "graded by hand", "unanswered", "autograded cells only; 3 more points graded by hand",
-        "test cell missing from the submission", "not graded: nbgrader failed (see its messages)"}
-    assert SECRET not in per_student["text"]
-
-
-def test_per_student_an_nbgrader_failure_loses_only_its_own_grades(per_student):
-    broken = per_cell(per_student["rows"], "s05")
-    assert broken["total"] == (None, 12.0, "not graded: nbgrader failed (see its messages)")
-    assert all(score is None for score, _, _ in broken.values())
-    others = [r for r in per_student["rows"] if r["student"] != "s05" and r["cell"] == "total"]
-    assert len(others) == 4 and all(r["score"] for r in others)
+    def test_per_student_an_nbgrader_failure_loses_only_its_own_grades(self, per_student):
+        broken = per_cell(per_student["rows"], "s05")
+        assert broken["total"] == (None, 12.0, "not graded: nbgrader failed (see its messages)")
+        assert all(score is None for score, _, _ in broken.values())
+        others = [r for r in per_student["rows"] if r["student"] != "s05" and r["cell"] == "total"]
+        assert len(others) == 4 and all(r["score"] for r in others)

@@ -7,7 +7,9 @@ release with a secret is reproducible byte for byte.
 """
 
 import json
+import multiprocessing
 import re
+from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 import nbclient
@@ -31,23 +33,39 @@ SECRETS = {"A": "5b1f0c9e83d2a7461e9f03c2b8d57a6e0f4c1b9a2d8e7f3065a4c3b2e1d0f9a
 pytestmark = pytest.mark.homework
 
 
+def release_variant(secret, out):
+    """Release the homework with ``secret`` into ``out``/student and ``out``/grading; return
+    ``{notebook: (seed, key, values)}`` of the teacher's solution as the release ran it (a
+    spy on ``record_variant`` keeps its results: each notebook runs once per release)."""
+    record_variant, ran = hw.variants.record_variant, {}
+
+    def spy(nb, path, seed, key, *args, **kwargs):
+        values = record_variant(nb, path, seed, key, *args, **kwargs)
+        ran[Path(path).stem] = (seed, key, values)
+        return values
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(hw.variants, "record_variant", spy)
+        hw.release(BOOK, out / "student", grading=out / "grading", seed=secret)
+    return ran
+
+
 @pytest.fixture(scope="module")
 def runs(tmp_path_factory):
-    """Each secret released (student and grading versions; A twice), and the values the
-    teacher's solution computes for each variant."""
+    """Each secret released (student and grading versions; A twice, to compare), two
+    releases side by side, and the values the teacher's solution computed for each."""
     tmp = tmp_path_factory.mktemp("variants")
+    jobs = {"A": SECRETS["A"], "B": SECRETS["B"], "A2": SECRETS["A"]}
+    with ProcessPoolExecutor(2, mp_context=multiprocessing.get_context("spawn")) as pool:
+        done = {name: pool.submit(release_variant, secret, tmp / name)
+                for name, secret in jobs.items()}
+        ran = {name: job.result() for name, job in done.items()}
     out = {"tmp": tmp}
     for name, secret in SECRETS.items():
-        hw.release(BOOK, tmp / name / "student", grading=tmp / name / "grading", seed=secret)
-        values = {}
-        for path in HOMEWORK:
-            nb = nbformat.read(path, 4)
-            seed = hw.derive_seed(secret, path.stem)
-            key = hw.variants.variant_key(secret, path.stem)
-            values[path.stem] = hw.record_variant(nb, path, seed, key, tmp / f"{name}.json")
-        out[name] = values
-    hw.release(BOOK, tmp / "A2" / "student", grading=tmp / "A2" / "grading",
-               seed=SECRETS["A"])
+        assert {stem: run[:2] for stem, run in ran[name].items()} == {
+            p.stem: (hw.derive_seed(secret, p.stem), hw.variants.variant_key(secret, p.stem))
+            for p in HOMEWORK}
+        out[name] = {stem: run[2] for stem, run in ran[name].items()}
     return out
 
 
