@@ -1,7 +1,7 @@
 # Two commands do all the set-up on a fresh machine:
 #   make book   builds the website into _build/html
 #   make test   runs every test layer (lint, lincls, scikit-learn's tests on lincls, homework,
-#               book build, other CPU kernels, PDFs, student site, publishing, browser, other
+#               book build, the lincls wheel alone, other CPU kernels, PDFs, student site, publishing, browser, other
 #               Pythons and the route without make)
 #   make student-book  builds the student edition (no solutions) into _build/student/html
 #   make pdf / make student-pdf  the teacher / student edition as one PDF into _build/pdf
