@@ -147,7 +147,8 @@ def names_a_region(line):
     words = _words(line)
     if not text.startswith("#") or len(words) > 3:  # a comment of a few words, not prose
         return False
-    return any(re.fullmatch(r"(SOLUTION|SOLN|ANSWER)S?", w) for w in words)
+    return any(re.fullmatch(r"(SOLUTION|SOLN|ANSWER)S?", w)
+               for w in words + re.findall(r"[A-Z]+", text))
 
 
 #: Cell metadata that reaches the student version (anything else is dropped): nbgrader's
