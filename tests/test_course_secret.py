@@ -8,6 +8,7 @@ import os
 import random
 import re
 import stat
+import uuid
 from pathlib import Path
 
 import nbformat
@@ -62,6 +63,24 @@ def test_random_tokens_pass():
                      base64.b64encode(raw).decode()):
             assert secret_bits(text) >= MIN_SECRET_BITS, text
     assert secret_bits(rng.getrandbits(128).to_bytes(16, "big").hex()) == 128
+
+
+def test_digits_uuids_and_short_base64_count_what_they_hold():
+    """Digits are no hex (32 digits of pi: 106 bits), a UUID holds 122 random bits, and
+    a 24-character base64 token (128 random bits) scores about 5 bits a character, so
+    most are refused, as "For teachers" says; 64 hex characters pass."""
+    pi = "31415926535897932384626433832795"
+    assert abs(secret_bits(pi) - 32 * 3.321928) < 1e-3
+    rng = random.Random(1)
+    uuids = [str(uuid.UUID(int=rng.getrandbits(128), version=4)) for _ in range(100)]
+    short = [base64.b64encode(rng.getrandbits(128).to_bytes(16, "big")).decode()
+             for _ in range(200)]
+    for weak in (pi, *uuids):
+        with pytest.raises(ValueError, match="too weak"):
+            check_secret(weak)
+    assert sum(secret_bits(s) < MIN_SECRET_BITS for s in short) > len(short) / 2
+    assert 4.5 < sum(map(secret_bits, short)) / (24 * len(short)) < 5.5
+    assert secret_bits(rng.getrandbits(256).to_bytes(32, "big").hex()) == 256
 
 
 def test_read_secret_from_file_or_environment(tmp_path):

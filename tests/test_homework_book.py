@@ -127,3 +127,78 @@ def test_grading_versions_hold_values_not_calls():
         for index, text in hidden_sources(nb).items():
             assert "expected(" not in text, f"{path.name} cell {index + 1}"
             assert not (set(re.findall(r"\w+", text)) & banned), f"{path.name} cell {index + 1}"
+
+
+# --- homework 3's hidden tests against wrong answers ------------------------------
+HOMEWORK3 = ROOT / "book" / "homework" / "homework3.ipynb"
+#: An answer that keeps the last of equal minima (pocket without ratchet). With seed 2
+#: no prefix the hidden tests also try (5, 20, 80 updates) has two equal minima.
+LAST_MINIMUM = {"hw3-q2-solution": (
+    "def pocket_index(weights, Xa, y):\n"
+    "    errors = [count_errors(w, Xa, y) for w in weights]\n"
+    "    return len(errors) - 1 - int(np.argmin(errors[::-1]))\n")}
+#: A count one too high, and question 4's pocket errors computed with it (and with
+#: the student's own pocket_index) rather than by fitting the pocket.
+OWN_COUNT = {
+    "hw3-q1-solution": ("def count_errors(w, Xa, y):\n"
+                        "    return int(np.sum((Xa @ w > 0) != (y > 0))) + 1\n"),
+    "hw3-q4-solution": (
+        "def compare_errors():\n"
+        "    ref = Perceptron(shuffle=False, max_iter=30).fit(X_train, y_train)\n"
+        "    runs, _ = perceptron_trace(X_train, y_train, max_iter=30)\n"
+        "    w = runs[pocket_index(runs, Xa_train, y_train)]\n"
+        "    Xa_test = augment(X_test)\n"
+        "    return {'perceptron': (float(1 - ref.score(X_train, y_train)),\n"
+        "                           float(1 - ref.score(X_test, y_test))),\n"
+        "            'pocket': (count_errors(w, Xa_train, y_train) / len(y_train),\n"
+        "                       count_errors(w, Xa_test, y_test) / len(y_test))}\n"),
+}
+
+
+def _run_homework3(nb, seed, answers, values):
+    """Run the code cells of ``nb`` up to question 4's tests with ``SEED = seed`` and the
+    answer cells in ``answers`` replaced: ``{grade_id: outcome}`` of its test cells,
+    "pass" or the part that failed, "visible" or "hidden". ``expected(key, v)`` records
+    ``v`` in ``values`` if that is empty (the teacher's run), else returns what was
+    recorded, as the grading version does."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    record = not values
+    outcome, ns = {}, {}
+    for cell in nb.cells:
+        gid = cell.metadata.get("nbgrader", {}).get("grade_id", "")
+        if cell.cell_type != "code" or gid.endswith("-check"):
+            continue
+        source = answers.get(gid, cell.source)
+        if "parameters" in cell.metadata.get("tags", []):
+            source = f"SEED = {seed}\nANSWERS = None"
+        source = "\n".join(ln for ln in source.splitlines() if not ln.startswith("%"))
+        visible, _, hidden = source.partition(hw.BEGIN_HIDDEN)
+        outcome[gid] = "pass"
+        for part, text in (("visible", visible), ("hidden", hidden)):
+            try:
+                exec(text, ns)
+            except AssertionError:
+                outcome[gid] = part
+                break
+        if gid == "hw3-setup":  # the teacher's values, as in the grading version
+            ns["expected"] = (lambda k, v: values.setdefault(k, v)) if record else (
+                lambda k, v: values[k])
+        if gid == "hw3-q4-tests":
+            break
+    return {gid: out for gid, out in outcome.items() if gid.endswith("-tests")}
+
+
+@pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
+@pytest.mark.parametrize("wrong, failing", [(LAST_MINIMUM, "hw3-q2-tests"),
+                                            (OWN_COUNT, "hw3-q4-tests")])
+def test_homework3_hidden_tests_catch_wrong_answers(wrong, failing):
+    """Question 2's hidden tests see a pocket that keeps the last minimum, whatever the
+    seed's ties; question 4's compare with the teacher's E_in, not with the student's
+    own count of errors. The visible tests pass both wrong answers."""
+    nb = nbformat.read(HOMEWORK3, 4)
+    values = {}
+    teacher = _run_homework3(nb, 2, {}, values)
+    assert "hw3.pocket_prefixes" in values and set(teacher.values()) == {"pass"}, teacher
+    assert _run_homework3(nb, 2, wrong, values)[failing] == "hidden"

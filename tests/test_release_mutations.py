@@ -159,6 +159,10 @@ REFUSED = {
     "second-soln": (append("answer", f"### BEGIN SOLN\n{PLANTED}\n### END SOLN"), LOOKS_LIKE),
     "second-answer": (append("answer", f"### ANSWER\n{PLANTED}"), "names a region"),
     "second-solution-comment": (append("answer", f"# Solution:\n{PLANTED}"), "names a region"),
+    "second-heading": (insert_cell(nbformat.v4.new_markdown_cell(
+        f"## Answer\n\n{PLANTED}", metadata={"nbgrader": {
+            "grade": True, "grade_id": "written", "locked": False, "points": 1,
+            "schema_version": 3, "solution": True, "task": False}})), "names a region"),
     "second-nested": (replace("answer", hw.END_SOLUTION,
                               f"{hw.BEGIN_SOLUTION}\n{PLANTED}\n{hw.END_SOLUTION}"), "nested"),
     # cells the release cannot show to be safe (issue 28: the first three leaked)
@@ -181,6 +185,16 @@ REFUSED = {
     "import-in-hidden": (hidden_line("import lincls.perceptron as lp"), "may not reach a module"),
     "dunder-globals": (hidden_line('ref = check.__globals__["np"]'), "may not reach a module"),
     "visible-lincls-result": (visible_lincls_result, "computed from lincls in lines the student"),
+    # a self-check list that holds more than names
+    "lincls-fixed-dict": (set_metadata("notebook", "lincls.fixed", [{"answer": PLANTED}]),
+                          "'fixed' must be a list of self-check names"),
+}
+#: Lines that only look like marker words in part (PHI_DENSE holds HIDEN, LEGEND holds
+#: END): a graded cell may hold them.
+ACCEPTED = {
+    "phi-dense": "phi_dense = 1",
+    "legend-test": "plt.legend()  # test",
+    "x-test": "X_test = 1",
 }
 STRIPPED = {
     # answers hidden in metadata (issue 28: all four leaked)
@@ -188,6 +202,10 @@ STRIPPED = {
     "nbgrader-extra-field": set_metadata("cell", "nbgrader.solution_text", PLANTED),
     "notebook-metadata": set_metadata("notebook", "solutions", PLANTED),
     "lincls-extra-field": set_metadata("notebook", "lincls.answers", PLANTED),
+    "kernelspec-extra-field": set_metadata("notebook", "kernelspec.answer", PLANTED),
+    "language-info-extra-field": set_metadata("notebook", "language_info.solution", PLANTED),
+    "codemirror-mode-extra-field": set_metadata("notebook", "language_info.codemirror_mode",
+                                                {"name": "ipython", "x": [PLANTED]}),
     "jupyter-extra-field": set_metadata("cell", "jupyter.note", PLANTED),
     "widget-state": set_metadata("notebook", "widgets", {"state": PLANTED}),
     "tag-holding-text": set_metadata("cell", "tags", [PLANTED.replace(",", "")]),
@@ -216,6 +234,19 @@ def test_release_refuses(name, tmp_path):
     with pytest.raises(hw.MalformedHomework, match=message):
         hw.release(src, tmp_path / "out")
     assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.parametrize("name", ACCEPTED)
+def test_release_accepts(name, tmp_path):
+    line = ACCEPTED[name]
+    src = _write(tmp_path, replace("graded", hw.BEGIN_HIDDEN, f"{line}\n{hw.BEGIN_HIDDEN}"))
+    [out] = hw.release(src, tmp_path / "out")
+    assert line in nbformat.read(out, 4).cells[_index_of_graded(src)].source
+
+
+def _index_of_graded(src):
+    nb = nbformat.read(src / HOMEWORK.name, 4)
+    return nb.cells.index(_cell(nb, graded=True))
 
 
 @pytest.mark.parametrize("name", STRIPPED)
@@ -288,6 +319,10 @@ CHAPTER_REFUSED = {
         "\n````{exercise}\n:label: planted-ex\n\nAsk.\n" + block("```", "{admonition} Solution")
         + "````\n"), "titled like"),
 }
+CHAPTER_ACCEPTED = {  # titles that hold SOLUTION only inside a longer word
+    "resolution": chapter_with(block("```", "{admonition} Resolution of the paradox")),
+    "dissolution": chapter_with(block(":::", "{dropdown} Dissolutions and answerable claims")),
+}
 CHAPTER_STRIPPED = {
     "tilde-solution": chapter_with(block("~~~", "{solution} planted-ex",
                                          options=":class: dropdown")),
@@ -313,6 +348,13 @@ def test_student_sources_strip(name, tmp_path):
     assert PLANTED in text
     dest = hw.make_student_sources(_book(tmp_path, text), tmp_path / "src")
     assert PLANTED not in (dest / "book" / CHAPTER.name).read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize("name", CHAPTER_ACCEPTED)
+def test_student_sources_keep(name, tmp_path):
+    text = CHAPTER_ACCEPTED[name](CHAPTER.read_text(encoding="utf-8"))
+    dest = hw.make_student_sources(_book(tmp_path, text), tmp_path / "src")
+    assert PLANTED in (dest / "book" / CHAPTER.name).read_text(encoding="utf-8")
 
 
 def test_student_sources_copy_only_referenced_files(tmp_path):

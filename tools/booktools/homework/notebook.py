@@ -85,44 +85,70 @@ def fold(text):
     >>> fold("ＢＥＧＩＮ so\u200blution")
     'BEGIN SOLUTION'
     """
+    return _unmark(text).translate(_CONFUSABLES).upper()
+
+
+def _unmark(text):
+    """NFKC ``text`` without invisible format characters and accents."""
     text = unicodedata.normalize("NFKC", text)
     text = "".join(ch for ch in unicodedata.normalize("NFKD", text)
                    if unicodedata.category(ch) not in ("Cf", "Mn", "Me"))
-    return unicodedata.normalize("NFKC", text).translate(_CONFUSABLES).upper()
+    return unicodedata.normalize("NFKC", text)
 
 
-_EDGE_WORDS = ("BEGIN", "END", "START", "STOP")
-_REGION_WORDS = ("SOLUTION", "SOLN", "ANSWER", "TEST")
+def _words(line):
+    """The words of ``line`` after :func:`fold`: runs of letters, split also where a
+    lower-case letter meets a capital (``beginSolution``: BEGIN, SOLUTION)."""
+    text = _unmark(line)
+    text = "".join(a + (" " if a.islower() and b.isupper() else "")
+                   for a, b in zip(text, text[1:] + " "))
+    return re.findall(r"[A-Z]+", text.translate(_CONFUSABLES).upper())
+
+
+_EDGE = r"(BEGIN|END|START|STOP)S?"
+_REGION = r"(SOLUTION|SOLN|ANSWER|TEST)S?"
+_EDGE_WORD = re.compile(_EDGE)
+_REGION_WORD = re.compile(_REGION)
+_EDGE_AND_REGION = re.compile(f"{_EDGE}{_REGION}|{_REGION}{_EDGE}")
 
 
 def resembles_marker(line):
-    """True if ``line`` looks meant as a region marker, in any spelling: it names HIDDEN
-    (or HIDEN), or one of BEGIN/END/START/STOP together with SOLUTION/SOLN/ANSWER/TEST,
-    in any case and after :func:`fold`.
+    """True if ``line`` looks meant as a region marker, in any spelling: a word of it
+    holds HIDDEN (or HIDEN), or it has one of the words BEGIN/END/START/STOP and one of
+    SOLUTION/SOLN/ANSWER/TEST (each also plural, or the two run together), in any case
+    and after :func:`fold`.
 
     >>> resembles_marker("### [begin hidden tests]"), resembles_marker("### STOP SOLN")
     (True, True)
+    >>> resembles_marker("# startSolution"), resembles_marker("### ENDTESTS")
+    (True, True)
+    >>> resembles_marker("# hiddЕn")  # Cyrillic capital Е in a lower-case word
+    True
     >>> resembles_marker("w = perceptron_epoch(w, Xa, y)")
     False
+    >>> [resembles_marker(s) for s in ("phi_dense = 1", "plt.legend()  # test")]
+    [False, False]
     """
-    words = re.findall(r"[A-Z]+", fold(line))
-    key = "".join(words)
-    if "HIDDEN" in key or "HIDEN" in key:
+    whole = re.findall(r"[A-Z]+", fold(line))  # runs of letters, not split at capitals
+    if any("HIDDEN" in w or "HIDEN" in w for w in whole):
         return True
-    edge = any(w.startswith(_EDGE_WORDS) or w.endswith(_EDGE_WORDS) for w in words)
-    what = any(r in w for w in words for r in _REGION_WORDS)
-    return edge and what
+    words = whole + _words(line)
+    if any(_EDGE_AND_REGION.fullmatch(w) for w in words):
+        return True
+    edge = any(_EDGE_WORD.fullmatch(w) for w in words)
+    return edge and any(_REGION_WORD.fullmatch(w) for w in words)
 
 
 def names_a_region(line):
-    """True if ``line`` is a comment or heading that names a solution or answer region
-    (``### ANSWER``, ``# solution:``): in an answer cell, a second region of another
-    spelling."""
+    """True if ``line`` is a comment or heading of a few words, one of them SOLUTION,
+    SOLN or ANSWER (or plural): ``### ANSWER``, ``# solution:``, ``## Answer``. In an
+    answer cell, that would be a second region of another spelling."""
     text = fold(line).strip()
-    words = re.findall(r"[A-Z]+", text)
+    words = _words(line)
     if not text.startswith("#") or len(words) > 3:  # a comment of a few words, not prose
         return False
-    return any(r in w for w in words for r in _REGION_WORDS[:3])
+    return any(re.fullmatch(r"(SOLUTION|SOLN|ANSWER)S?", w)
+               for w in words + re.findall(r"[A-Z]+", text))
 
 
 #: Cell metadata that reaches the student version (anything else is dropped): nbgrader's
@@ -136,6 +162,12 @@ JUPYTER_FIELDS = {"source_hidden": bool, "outputs_hidden": bool}
 #: block (the teachers' table shows them).
 NOTEBOOK_METADATA = ("kernelspec", "language_info", "lincls")
 LINCLS_FIELDS = {"summary": str, "chapters": list, "minutes": int, "fixed": list}
+KERNELSPEC_FIELDS = dict.fromkeys(("name", "display_name", "language"), str)
+LANGUAGE_INFO_FIELDS = {
+    **dict.fromkeys(("name", "version", "mimetype", "file_extension", "pygments_lexer",
+                     "nbconvert_exporter"), str),
+    "codemirror_mode": (str, dict),
+}
 #: Tags with which Jupyter Book hides a cell's source from the website: on a homework
 #: cell they would suggest it is hidden from students, but the student version shows it.
 HIDING_TAGS = ("remove-cell", "remove-input")
@@ -166,9 +198,22 @@ def allowed_cell_metadata(meta):
 
 def allowed_notebook_metadata(meta):
     """The part of a notebook's metadata that the student version keeps."""
-    out = {k: meta[k] for k in NOTEBOOK_METADATA if k in meta}
-    if isinstance(out.get("lincls"), dict):
+    out = {k: meta[k] for k in NOTEBOOK_METADATA if isinstance(meta.get(k), dict)}
+    if "kernelspec" in out:
+        out["kernelspec"] = _typed(KERNELSPEC_FIELDS, out["kernelspec"])
+    if "language_info" in out:
+        info = _typed(LANGUAGE_INFO_FIELDS, out["language_info"])
+        mode = info.get("codemirror_mode")
+        if isinstance(mode, dict):  # {"name": "ipython", "version": 3}
+            info["codemirror_mode"] = {
+                k: v for k, v in mode.items() if isinstance(k, str)
+                and isinstance(v, (str, int)) and not isinstance(v, bool)}
+        out["language_info"] = info
+    if "lincls" in out:
         out["lincls"] = _typed(LINCLS_FIELDS, out["lincls"])
+        for key in ("chapters", "fixed"):  # lists of names only
+            if key in out["lincls"]:
+                out["lincls"][key] = [v for v in out["lincls"][key] if isinstance(v, str)]
     return out
 
 
@@ -490,6 +535,10 @@ def _check_metadata(nb, path):
         raise HomeworkError(
             path, f"lincls metadata needs 'chapters', a list of page names: {_METADATA_HELP}"
         )
+    fixed = meta.get("fixed", [])
+    if not (isinstance(fixed, list) and all(isinstance(f, str) for f in fixed)):
+        raise HomeworkError(
+            path, "lincls metadata 'fixed' must be a list of self-check names (texts)")
     minutes = meta.get("minutes")
     if isinstance(minutes, bool) or not isinstance(minutes, int) or minutes <= 0:
         raise HomeworkError(

@@ -22,7 +22,7 @@ _GATED = re.compile(r"^\s*(`{3,}|:{3,}|~{3,})\s*\{solution-(start|end)\}")
 #: The class that marks an ``{admonition}`` or ``{dropdown}`` titled like a solution as
 #: meant for teachers: the student edition drops it. Untagged, such a block is refused.
 TEACHER_VISIBLE = "teacher-visible"
-_SOLUTION_TITLE = re.compile(r"SOLUTION|SOLN|ANSWER")
+_SOLUTION_TITLE = re.compile(r"(?<![A-Z])(SOLUTION|SOLN|ANSWER)S?(?![A-Z])")  # whole words
 
 
 def _closing(lines, n, fence):

@@ -58,25 +58,35 @@ _SCRYPT = dict(salt=b"booktools course secret v1", n=2**14, r=8, p=1, dklen=32)
 def secret_bits(secret):
     """A conservative estimate of the entropy of ``secret``, in bits.
 
-    Hexadecimal text counts 4 bits a character. Otherwise a character counts 6 bits (the
-    base64 alphabet), except what makes text guessable: in a run of letters of the same
-    case, the second counts log2(26) bits and each further one 1.2 bits (about what a
-    letter of English carries); a digit after a digit log2(10) bits; punctuation 1 bit.
-    In a phrase (text with spaces) a word counts at most 13 bits, as if drawn from a
-    list of 8192 words, and a space nothing. Text that compresses well (repetitions)
-    counts no more than its compressed size.
+    Hexadecimal text (with at least one of the letters a-f) counts 4 bits a character,
+    digits alone log2(10) bits a digit, a UUID 122 bits (the random part of a version 4
+    one). Otherwise a character counts 6 bits (the base64 alphabet), except what makes
+    text guessable: in a run of letters of the same case, the second counts log2(26)
+    bits and each further one 1.2 bits (about what a letter of English carries); a digit
+    after a digit log2(10) bits; punctuation 1 bit. Random base64 thus counts about 5
+    bits a character: a token of 16 random bytes (24 characters) is mostly refused, one
+    of 32 bytes (44 characters) passes. In a phrase (text with spaces) a word counts at
+    most 13 bits, as if drawn from a list of 8192 words, and a space nothing. Text that
+    compresses well (repetitions) counts no more than its compressed size.
 
     >>> secret_bits("0f1e2d3c4b5a69788796a5b4c3d2e1f00123456789abcdeffedcba9876543210")
     256.0
     >>> [secret_bits(s) < 128 for s in ("ml2024", "correct horse battery staple 19")]
     [True, True]
+    >>> round(secret_bits("31415926535897932384626433832795"), 1)  # 32 digits of pi
+    106.3
     """
+    import math
     import zlib
 
     text = str(secret).strip()
     if not text:
         return 0.0
-    if re.fullmatch(r"[0-9a-f]+|[0-9A-F]+", text):
+    if re.fullmatch(r"[0-9a-f]{8}(-[0-9a-f]{4}){3}-[0-9a-f]{12}", text.lower()):
+        bits = 122.0  # a UUID: at most the 122 random bits of a version 4 one
+    elif re.fullmatch(r"[0-9]+", text):
+        bits = math.log2(10) * len(text)
+    elif re.fullmatch(r"(?=.*[a-f])[0-9a-f]+|(?=.*[A-F])[0-9A-F]+", text):
         bits = 4.0 * len(text)
     elif re.search(r"\s", text):  # a phrase: each word at most one of 8192 words
         bits = sum(min(_run_bits(word), 13.0) for word in text.split())
