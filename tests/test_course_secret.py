@@ -1,5 +1,5 @@
 """The course secret: generated, read from a file or the environment (never the command
-line), at least 128 bits by a conservative estimate, stretched with scrypt."""
+line), at least 128 bits by a rough estimate, stretched with scrypt."""
 
 import base64
 import hashlib

@@ -9,7 +9,7 @@ takes the data of its graded questions from ``SEED``, set in the one code cell t
 
 * the secret is generated (``python -m booktools new-secret PATH``: 256 random bits,
   a file only its owner reads) and read from that file or the environment, never from
-  the command line (:func:`read_secret`); a secret of under 128 bits by a conservative
+  the command line (:func:`read_secret`); a secret of under 128 bits by a rough
   estimate is refused (:func:`secret_bits`);
 * the seed of each notebook is :func:`derive_seed`: a key stretched from SECRET with
   scrypt, expanded (HKDF-Expand, HMAC-SHA256) with the notebook's name and, with
@@ -56,7 +56,7 @@ _SCRYPT = dict(salt=b"booktools course secret v1", n=2**14, r=8, p=1, dklen=32)
 
 
 def secret_bits(secret):
-    """A conservative estimate of the entropy of ``secret``, in bits.
+    """A rough estimate of the entropy of ``secret``, in bits.
 
     Hexadecimal text (with at least one of the letters a-f) counts 4 bits a character,
     digits alone log2(10) bits a digit, a UUID 122 bits (the random part of a version 4
@@ -120,7 +120,7 @@ def check_secret(secret):
     bits = secret_bits(secret)
     if bits < MIN_SECRET_BITS:
         raise ValueError(f"the course secret is too weak (about {bits:.0f} bits by a "
-                         f"conservative estimate; {MIN_SECRET_BITS} needed): make one with "
+                         f"rough estimate; {MIN_SECRET_BITS} needed): make one with "
                          "`python -m booktools new-secret PATH`")
 
 
