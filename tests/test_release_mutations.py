@@ -206,6 +206,8 @@ STRIPPED = {
     "language-info-extra-field": set_metadata("notebook", "language_info.solution", PLANTED),
     "codemirror-mode-extra-field": set_metadata("notebook", "language_info.codemirror_mode",
                                                 {"name": "ipython", "x": [PLANTED]}),
+    "codemirror-mode-extra-text": set_metadata("notebook", "language_info.codemirror_mode",
+                                               {"name": "ipython", "version": 3, "x": PLANTED}),
     "jupyter-extra-field": set_metadata("cell", "jupyter.note", PLANTED),
     "widget-state": set_metadata("notebook", "widgets", {"state": PLANTED}),
     "tag-holding-text": set_metadata("cell", "tags", [PLANTED.replace(",", "")]),

@@ -2,14 +2,18 @@
 
 Defined in chapter "For teachers" (``book/teachers.md``).
 
-Two rules, enforced by :func:`hidden_test_problems` (part of validation, so ``release``
-refuses a notebook that breaks them):
+Four rules, enforced by :func:`hidden_test_problems` (part of validation, so ``release``
+refuses a notebook that breaks them; chapter "For teachers" states them):
 
 1. a hidden test never uses a lincls function or class (other than the data loaders of
    :mod:`lincls.datasets`) outside :func:`expected`: a student has lincls too, and
    ``my_answer = lincls_function`` would pass a test that compares the two;
 2. a hidden test never asserts a value that a self-check protects: whoever inverts the
-   self-check (see :func:`lincls.homework.answers.brute_force_cost`) would also pass it.
+   self-check (see :func:`lincls.homework.answers.brute_force_cost`) would also pass it;
+3. a hidden test never uses a name that the visible cells computed with lincls, but as
+   an argument of the student's own function;
+4. a hidden test reaches no module by name (``importlib``, ``__import__``, ``sys``,
+   ``eval`` and the like, or a string that holds ``lincls``).
 
 Expected values come from the teacher's solution. In the teacher notebook a hidden test
 writes ``expected("key", expression)``: run there, the expression is computed by the

@@ -205,9 +205,9 @@ def allowed_notebook_metadata(meta):
         info = _typed(LANGUAGE_INFO_FIELDS, out["language_info"])
         mode = info.get("codemirror_mode")
         if isinstance(mode, dict):  # {"name": "ipython", "version": 3}
-            info["codemirror_mode"] = {
-                k: v for k, v in mode.items() if isinstance(k, str)
-                and isinstance(v, (str, int)) and not isinstance(v, bool)}
+            info["codemirror_mode"] = {  # its name (a text) and version (a number) only
+                k: v for k, v in mode.items()
+                if (k, type(v)) in (("name", str), ("version", int))}
         out["language_info"] = info
     if "lincls" in out:
         out["lincls"] = _typed(LINCLS_FIELDS, out["lincls"])
