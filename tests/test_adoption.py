@@ -189,10 +189,12 @@ def test_binder_builds_both_repositories_from_their_files(adopted, which):
         'pip install --no-cache-dir -r "requirements.txt"', "pip install --no-cache-dir .",
         "./postBuild")]
     assert order == sorted(order), steps
-    # what those steps read: the pinned requirements ending with lincls, the postBuild that
-    # makes lincls editable again, the Python range of pyproject.toml
+    # what those steps read: the pinned requirements ending with lincls and booktools (the
+    # site's extensions, in tools/), the postBuild that makes lincls editable again, the
+    # Python range of pyproject.toml
     requirements = (repo / "requirements.txt").read_text().split("\n")
-    assert [r for r in requirements if r and not r.startswith("#")][-1] == "-e ."
+    assert [r for r in requirements if r and not r.startswith("#")][-2:] == ["-e .", "-e ./tools"]
+    assert (repo / "tools" / "pyproject.toml").is_file()
     assert (repo / "requirements.txt").read_text() == (ROOT / "requirements.txt").read_text()
     assert "pip install --quiet --no-deps -e ." in (repo / "postBuild").read_text()
     assert (repo / "postBuild").stat().st_mode & 0o111
@@ -216,5 +218,6 @@ def test_release_assets_hold_the_wheel_sdist_and_both_pdfs(tmp_path):
         metadata = wheel.read(f"lincls-{number}.dist-info/METADATA").decode()
     assert f"lincls-{number}.dist-info/licenses/LICENSE" in names
     assert "License-Expression: MIT" in metadata
-    assert any(n.endswith("_static/a11y.css") for n in names)
+    assert "lincls/homework/answers.json" in names  # the self-check's registry
+    assert not [n for n in names if n.startswith("booktools")]  # the book's machinery stays out
     assert notes.read_text() == release_notes(ROOT)

@@ -191,7 +191,8 @@ def make_targets():
 def make_test_layers():
     """The targets `make test` runs, in order."""
     text = (ROOT / "Makefile").read_text()
-    recipe = re.search(r"^test:.*\n\t\$\(MAKE\) --no-print-directory ((?:.*\\\n)*.*)", text, re.M)
+    recipe = re.search(r"^test:.*\n(?:.*\\\n)*?.*?\$\(MAKE\) --no-print-directory ((?:.*\\\n)*.*)",
+                       text, re.M)
     return recipe[1].replace("\\\n", " ").split()
 
 
