@@ -6,6 +6,7 @@ import _thread
 import threading
 import time
 from functools import partial
+from pathlib import Path
 
 import joblib
 import numpy as np
@@ -198,17 +199,33 @@ def test_an_interrupted_sweep_leaves_no_table(tmp_path):
     assert old.read_text() == "a table of an earlier, complete sweep\n"
 
 
+def slow_marked(alpha, N, seed, marker):
+    Path(marker).touch()  # a worker has started a cell
+    return slow(alpha, N, seed)
+
+
 @pytest.mark.timeout(120)
-def test_ctrl_c_during_a_parallel_sweep_leaves_no_table(tmp_path):
-    timer = threading.Timer(1.5, _thread.interrupt_main)  # Ctrl-C while workers run
+def test_ctrl_c_during_a_parallel_sweep_leaves_no_table(tmp_path, tmp_path_factory):
+    """Ctrl-C once the workers run cells (not at a fixed time: a loaded machine starts
+    them late)."""
+    marker = tmp_path_factory.mktemp("marker") / "started"
+    out = tmp_path / "out"
+    out.mkdir()
+
+    def interrupt_when_running():
+        deadline = time.monotonic() + 60
+        while not marker.exists() and time.monotonic() < deadline:
+            time.sleep(0.05)
+        time.sleep(0.3)
+        _thread.interrupt_main()
+
+    timer = threading.Thread(target=interrupt_when_running, daemon=True)
     timer.start()
-    try:
-        with pytest.raises(KeyboardInterrupt):
-            sweep(slow, np.linspace(0.1, 1, 10), 10, 10, n_jobs=2, progress=False,
-                  save=tmp_path / "t.csv")
-    finally:
-        timer.cancel()
-    assert list(tmp_path.iterdir()) == []
+    with pytest.raises(KeyboardInterrupt):
+        sweep(partial(slow_marked, marker=str(marker)), np.linspace(0.1, 1, 10), 10, 10,
+              n_jobs=2, progress=False, save=out / "t.csv")
+    timer.join()
+    assert marker.exists() and list(out.iterdir()) == []
 
 
 def test_save_writes_the_table(tmp_path):
