@@ -325,23 +325,44 @@ def brute_force_cost(registry=None, seconds=None):
 # The teacher's values inside hidden tests
 # ---------------------------------------------------------------------------------
 EXPECTED_ENV = "LINCLS_RECORD_EXPECTED"
+#: Set (to any non-empty value) in the kernel that grades a submission: then
+#: :func:`expected` publishes the student's value for the grader to compare outside the
+#: kernel. The one place that names it: the grader's kernel manager sets it.
+GRADING_ENV = "LINCLS_GRADING"
+#: The MIME type of what :func:`expected` publishes while grading.
+EXPECTED_MIME = "application/vnd.lincls.expected+json"
 
 
-def expected(key, value):
-    """The teacher's value of an expression, inside a hidden test.
+def expected(key, value, *, rtol=None, atol=None):
+    """Mark ``value`` as what a hidden test expects: the teacher's value of an expression.
 
-    Returns ``value``. When ``LINCLS_RECORD_EXPECTED`` names a file (set by
-    ``python -m booktools release --grading`` while it executes the teacher notebook),
-    the value is also recorded there under ``key``, to become a literal in the grading
-    version.
+    Returns ``value``. Written in a hidden test of a teacher notebook, ``value`` is
+    computed by the teacher's solution; in the grading version (the same call) by the
+    student's. ``release --grading`` runs the teacher notebook with
+    ``LINCLS_RECORD_EXPECTED`` naming a file, and ``expected`` records the value there
+    under ``key``: the teacher's values go to a file beside the grading version that
+    the grading kernel never sees. While grading (``LINCLS_GRADING`` set), ``expected``
+    publishes the student's value as display data of type :data:`EXPECTED_MIME`; the
+    grader compares it with the teacher's, outside the kernel. Floats match within
+    ``rtol`` and ``atol`` (default those of ``np.allclose``; the grader reads them from
+    the call in the grading version, so they must be literal numbers), everything
+    else exactly.
 
     >>> expected("demo.answer", 2 + 2)
     4
     """
+    if not isinstance(key, str):
+        raise TypeError(f"expected(): the key must be a string, got {type(key).__name__}")
     path = os.environ.get(EXPECTED_ENV)
     if path:
         with open(path, "a", encoding="utf-8") as f:
             f.write(json.dumps({"key": key, "value": _to_json(value)}) + "\n")
+    if os.environ.get(GRADING_ENV):
+        from IPython.display import publish_display_data
+
+        # the value as JSON text: NaN and infinity survive, as they do when recorded
+        publish_display_data({EXPECTED_MIME: {"key": key,
+                                              "value": json.dumps(_to_json(value))}})
     return value
 
 

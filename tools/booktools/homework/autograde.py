@@ -40,16 +40,18 @@ import sys
 import tempfile
 from pathlib import Path
 
-from .grading import _expected_calls
+from lincls.homework.answers import GRADING_ENV
+
+from .grading import VALUES_SUFFIX, read_values, values_path
 from .notebook import (
     BEGIN_SOLUTION,
     HomeworkError,
     MalformedHomework,
     _read,
-    hidden_sources,
     is_grade_cell,
     is_solution_cell,
 )
+from .scoring import cell_tolerances, confirm
 
 #: Columns of the grades file, one row per student, notebook and graded cell, and a
 #: row ``total`` (the autograded cells) per student and notebook.
@@ -229,18 +231,28 @@ def _grading_versions(grading):
 
 
 def _check_grading_version(nb, path):
-    """A grading version holds the solutions, and literals where a teacher notebook
-    calls ``expected``: refuse a student version or a teacher notebook."""
+    """A grading version holds the solutions, and beside it the file of the teacher's
+    values of its ``expected`` calls: refuse a student version or a teacher notebook."""
 
     if not _grade_cells(nb):
         raise HomeworkError(path, "has no graded cell (nbgrader metadata 'grade')")
     if not any(BEGIN_SOLUTION in cell.source for cell in nb.cells):
         raise HomeworkError(path, "is a student version (no solution in it); grade against "
                                   "the grading versions that release --grading writes")
-    if any(_expected_calls(text) for text in hidden_sources(nb).values()):
-        raise HomeworkError(path, "is a teacher notebook (its hidden tests call expected); "
-                                  "grade against the grading versions that release "
-                                  "--grading writes")
+    values = values_path(path)
+    if not values.is_file():
+        raise HomeworkError(path, f"is a teacher notebook (no {values.name} of the "
+                                  "teacher's values beside it); grade against the grading "
+                                  "versions that release --grading writes")
+    try:
+        tolerances = cell_tolerances(nb)
+        recorded = read_values(values)
+    except ValueError as exc:
+        raise HomeworkError(path, f"{values.name}: {exc}") from exc
+    missing = sorted({key for keys in tolerances.values() for key in keys} - set(recorded))
+    if missing:
+        raise HomeworkError(path, f"{values.name} has no value of {', '.join(missing)}; "
+                                  "release --grading again")
 
 
 def _find_submissions(submitted, students, released):
@@ -337,7 +349,9 @@ def _course(course, version, todo):
         source.mkdir(parents=True)
         shutil.copy(version[name], source / f"{name}.ipynb")
         for extra in version[name].parent.iterdir():  # the variant's registry
-            if extra.is_file() and extra.suffix != ".ipynb":
+            # never the teacher's values: nbgrader copies source files to the kernel
+            if (extra.is_file() and extra.suffix != ".ipynb"
+                    and not extra.name.endswith(VALUES_SUFFIX)):
                 shutil.copy(extra, source / extra.name)
         for sid, path in subs:
             target = course / "submitted" / sid / name
@@ -352,7 +366,7 @@ def _collect(course, version, todo, graded, log, problems):
     results = json.loads(found.read_text(encoding="utf-8")) if found.exists() else {}
     for name, subs in todo.items():
         sids = [sid for sid, _ in subs]
-        scores = _read_scores(course, name, sids)
+        scores = _read_scores(course, name, sids, version[name], problems)
         failed = [sid for sid in sids if scores[sid] is None]
         if failed:
             steps = results.get(name, {})
@@ -391,6 +405,7 @@ def _run_nbgrader_child(root, jobs, timeout, log):
     # nbgrader's database migrations call alembic, installed beside this interpreter
     bin_dir = str(Path(sys.executable).parent)
     env = dict(os.environ, PATH=f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}")
+    env[GRADING_ENV] = "1"  # the kernels publish what expected() compares (scoring.py)
     code = ("import sys; from booktools.homework.autograde import _run_nbgrader; "
             "_run_nbgrader(*sys.argv[1:])")
     child = subprocess.Popen(
@@ -449,23 +464,40 @@ def _run_nbgrader(root, jobs, timeout):
         print(DONE, index, flush=True)
 
 
-def _read_scores(course, name, sids):
+def _read_scores(course, name, sids, grading=None, problems=None):
     """``{student: {grade id: auto score} or None}`` from the course's gradebook: None
-    where nbgrader wrote no autograded notebook (it deletes a failed one)."""
+    where nbgrader wrote no autograded notebook (it deletes a failed one).
+
+    With ``grading`` (the grading version), a test cell keeps nbgrader's score only if
+    the values its hidden tests published in the autograded notebook match the teacher's
+    (:func:`booktools.homework.scoring.confirm`); else it scores zero, and a line of
+    ``problems`` says so."""
     from nbgrader.api import Gradebook, MissingEntry
 
     scores = dict.fromkeys(sids)
     if not (course / "gradebook.db").exists():
         return scores
+    if grading is not None:
+        tolerances = cell_tolerances(_read(grading))
+        values = read_values(values_path(grading))
     with Gradebook(f"sqlite:///{course / 'gradebook.db'}") as gb:
         for sid in sids:
-            if not (course / "autograded" / sid / name / f"{name}.ipynb").exists():
+            autograded = course / "autograded" / sid / name / f"{name}.ipynb"
+            if not autograded.exists():
                 continue
             try:
                 nb = gb.find_submission_notebook(name, name, sid)
             except MissingEntry:
                 continue
             scores[sid] = {g.name: g.auto_score for g in nb.grades}
+            if grading is None:
+                continue
+            for grade_id, why in confirm(_read(autograded), tolerances, values).items():
+                if why and scores[sid].get(grade_id):
+                    scores[sid][grade_id] = 0.0
+                    if problems is not None:
+                        problems.append(f"{sid} {name} {grade_id}: no points although "
+                                        f"nbgrader passed it: {why}")
     return scores
 
 

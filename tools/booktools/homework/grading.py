@@ -2,7 +2,7 @@
 
 Defined in chapter "For teachers" (``book/teachers.md``).
 
-Four rules, enforced by :func:`hidden_test_problems` (part of validation, so ``release``
+Five rules, enforced by :func:`hidden_test_problems` (part of validation, so ``release``
 refuses a notebook that breaks them; chapter "For teachers" states them):
 
 1. a hidden test never uses a lincls function or class (other than the data loaders of
@@ -13,17 +13,24 @@ refuses a notebook that breaks them; chapter "For teachers" states them):
 3. a hidden test never uses a name that the visible cells computed with lincls, but as
    an argument of the student's own function;
 4. a hidden test reaches no module by name (``importlib``, ``__import__``, ``sys``,
-   ``eval`` and the like, or a string that holds ``lincls``).
+   ``eval`` and the like, or a string that holds ``lincls``);
+5. every autograded test cell with points compares a value with :func:`expected` in its
+   hidden tests (its ``rtol=`` and ``atol=``, if given, literal numbers): without one,
+   nothing the student's code cannot forge decides its points.
 
 Expected values come from the teacher's solution. In the teacher notebook a hidden test
 writes ``expected("key", expression)``: run there, the expression is computed by the
-teacher's own code. :func:`grading_versions` (``release --grading DIR``) executes the
-teacher notebook, records every such value, and writes the *grading* version, the one
-nbgrader uses as its source, with each call replaced by the literal value. So the
-hidden tests nbgrader runs against a submission hold numbers computed from the teacher's
-solution at release time, and nothing a student's code can redefine. (Issue 19 builds on
-this: a parameters cell, set per course or per student, changes the data the teacher's
-solution runs on, and these values follow.)
+teacher's own code. :func:`record_expected` (``release --grading DIR``) executes the
+teacher notebook and records every such value; the *grading* version, the one nbgrader
+uses as its source, keeps the calls as they are, and the values go to a file beside it,
+``NAME.expected.json`` (:func:`values_path`), that never enters the kernel. While
+grading, ``expected`` publishes the student's value of the same expression, and
+:mod:`booktools.homework.scoring` compares it with the teacher's outside the kernel: a
+student's code can forge nbgrader's verdict (drop the asserts, catch the errors), but not
+a value it never sees. So a fifth rule: every test cell with points has at least one
+``expected`` in its hidden tests. (Issue 19 builds on this: a parameters cell, set per
+course or per student, changes the data the teacher's solution runs on, and these values
+follow.)
 """
 
 from __future__ import annotations
@@ -344,30 +351,117 @@ def hidden_test_problems(nb, hidden_sources, registry=None):
             problems.append((index, (
                 f"hidden tests assert {value.tolist()}, the answer the self-check {name!r} "
                 "protects; whoever inverts that check would pass them")))
+        try:
+            expected_calls(text)
+        except ValueError as exc:
+            problems.append((index, str(exc)))
     return problems
+
+
+def unconfirmed_problems(nb, hidden_sources):
+    """Rule 5: ``[(cell index, message)]`` for each autograded test cell with points
+    whose hidden tests call no :func:`expected`."""
+    return [(index, (
+        f"this test cell is worth {_points(nb.cells[index]):g} points but its hidden tests "
+        'compare no value with expected("key", ...): the student\'s code runs first in the '
+        "same kernel and can make every assert pass, so grading gives a cell its points "
+        "only when the values it publishes through expected match the teacher's"))
+        for index in unconfirmed_test_cells(nb, hidden_sources)]
+
+
+def unconfirmed_test_cells(nb, hidden_sources):
+    """Indices of the autograded test cells with points whose hidden tests (in
+    ``hidden_sources``, by cell index) call no :func:`expected`."""
+    from .notebook import is_grade_cell, is_solution_cell
+
+    found = []
+    for index, cell in enumerate(nb.cells):
+        if (cell.cell_type == "code" and is_grade_cell(cell) and not is_solution_cell(cell)
+                and _points(cell) > 0):
+            tree = _parse(hidden_sources.get(index, ""))
+            if tree is None or not any(
+                    isinstance(n, ast.Call) and getattr(n.func, "id", None) == "expected"
+                    for n in ast.walk(tree)):
+                found.append(index)
+    return found
+
+
+def _points(cell):
+    try:
+        return float(cell.metadata["nbgrader"].get("points", 0))
+    except (TypeError, ValueError):
+        return 0.0
 
 
 # ---------------------------------------------------------------------------------
 # Grading versions
 # ---------------------------------------------------------------------------------
-def _expected_calls(text):
-    """``(key, start, end)`` character spans of the ``expected(...)`` calls in ``text``."""
+#: The teacher's values of a grading version's ``expected`` calls: ``NAME`` + this,
+#: beside ``NAME.ipynb`` (never in a student's folder, nor in the grading kernel's).
+VALUES_SUFFIX = ".expected.json"
+VALUES_FORMAT = 1
+#: The tolerances of ``np.allclose``: floats match within ``atol + rtol * |teacher's|``.
+RTOL, ATOL = 1e-5, 1e-8
+
+
+def values_path(notebook):
+    """The file of the teacher's values beside the grading version ``notebook``."""
+    notebook = Path(notebook)
+    return notebook.with_name(notebook.stem + VALUES_SUFFIX)
+
+
+def values_text(values):
+    """The text of a values file holding ``{key: recorded value}``."""
+    return json.dumps({"format": VALUES_FORMAT, "values": dict(sorted(values.items()))},
+                      indent=1) + "\n"
+
+
+def read_values(path):
+    """``{key: recorded value}`` of a values file (:func:`values_text`)."""
+    data = json.loads(Path(path).read_text(encoding="utf-8"))
+    if not isinstance(data, dict) or data.get("format") != VALUES_FORMAT or not isinstance(
+            data.get("values"), dict):
+        raise ValueError(f"{path}: not a file of expected values (format {VALUES_FORMAT})")
+    return data["values"]
+
+
+def _expected_nodes(tree):
+    return [node for node in ast.walk(tree) if isinstance(node, ast.Call)
+            and getattr(node.func, "id", None) == "expected"]
+
+
+def expected_calls(text):
+    """``[(key, rtol, atol)]`` of the ``expected`` calls in ``text``, in order.
+
+    Raises ValueError for a call the grader cannot read: a key that is not a string
+    literal, or a tolerance that is not a literal number >= 0 (the grader reads them
+    here, in the grading version, never from the kernel)."""
     tree = _parse(text)
-    if tree is None:
-        return []
-    starts = [0]
-    for line in text.split("\n"):
-        starts.append(starts[-1] + len(line) + 1)
     calls = []
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Call) and getattr(node.func, "id", None) == "expected":
-            if not (node.args and isinstance(node.args[0], ast.Constant)
-                    and isinstance(node.args[0].value, str)):
-                raise ValueError("expected() needs a string key as its first argument")
-            start = starts[node.lineno - 1] + node.col_offset
-            end = starts[node.end_lineno - 1] + node.end_col_offset
-            calls.append((node.args[0].value, start, end))
-    return sorted(calls, key=lambda c: c[1])
+    for node in sorted(_expected_nodes(tree) if tree else [],
+                       key=lambda n: (n.lineno, n.col_offset)):
+        if not (len(node.args) == 2 and isinstance(node.args[0], ast.Constant)
+                and isinstance(node.args[0].value, str)):
+            raise ValueError('expected() takes a string key and a value: expected("key", '
+                             "value)")
+        tol = {"rtol": RTOL, "atol": ATOL}
+        for kw in node.keywords:
+            try:
+                number = ast.literal_eval(kw.value)
+            except (ValueError, TypeError, SyntaxError):
+                number = None
+            if kw.arg not in tol or isinstance(number, bool) or not isinstance(
+                    number, (int, float)) or not number >= 0:
+                raise ValueError(f"expected({node.args[0].value!r}): only rtol= and atol= "
+                                 "may follow the value, each a literal number >= 0")
+            tol[kw.arg] = float(number)
+        calls.append((node.args[0].value, tol["rtol"], tol["atol"]))
+    return calls
+
+
+def _expected_calls(text):
+    """The keys of the ``expected`` calls in ``text`` (empty if it is not Python)."""
+    return [key for key, _, _ in expected_calls(text)]
 
 
 def record_expected(nb, path, timeout=600):
@@ -406,21 +500,16 @@ def record_expected(nb, path, timeout=600):
     return values
 
 
-def grading_notebook(nb, path, values, hidden_regions):
-    """The grading version: each ``expected(key, ...)`` in a hidden test becomes the
-    literal value recorded from the teacher's solution; everything else is unchanged."""
+def grading_notebook(nb, path, values, hidden_sources):
+    """The grading version and its values file's text: the notebook unchanged (its
+    ``expected`` calls stay, so the grading kernel receives no value of the teacher's),
+    and the values of the keys its hidden tests name, each of which must have run."""
     import nbformat
 
+    keys = {key for text in hidden_sources.values() for key in _expected_calls(text)}
+    for index, text in hidden_sources.items():
+        for key in _expected_calls(text):
+            if key not in values:
+                raise ValueError(f"{path}, cell {index + 1}: expected({key!r}) never ran")
     out = nbformat.from_dict(json.loads(json.dumps(nb)))
-    for index, regions in hidden_regions.items():
-        cell = out.cells[index]
-        lines = cell.source.split("\n")
-        for _, begin, end in reversed(regions):
-            body = "\n".join(lines[begin + 1 : end])
-            for key, start, stop in reversed(_expected_calls(body)):
-                if key not in values:
-                    raise ValueError(f"{path}, cell {index + 1}: expected({key!r}) never ran")
-                body = body[:start] + literal(values[key]) + body[stop:]
-            lines[begin + 1 : end] = body.split("\n")
-        cell.source = "\n".join(lines)
-    return out
+    return out, values_text({k: v for k, v in values.items() if k in keys})

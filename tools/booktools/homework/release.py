@@ -15,6 +15,7 @@ from pathlib import Path
 
 import numpy as np
 
+from .grading import values_path
 from .notebook import (
     CODE_STUB,
     SOLUTION_ONLY_TAG,
@@ -112,9 +113,10 @@ def release(src, out, grading=None, seed=None, students=None):
     grading : path-like, optional
         Also write the *grading* versions there (the source for ``nbgrader
         generate_assignment`` and ``autograde``): each teacher notebook is executed, and
-        every ``expected("key", ...)`` of its hidden tests becomes the value the
-        teacher's solution computed (see :mod:`booktools.homework.grading`). A value that
-        a self-check protects is refused.
+        the value the teacher's solution gives every ``expected("key", ...)`` of its
+        hidden tests is written to ``NAME.expected.json`` beside its grading version,
+        which keeps the calls (see :mod:`booktools.homework.grading`). A value that a
+        self-check protects is refused.
     seed : str, optional
         The course secret (see :func:`booktools.homework.variants.read_secret`; a weak
         one is refused). Each notebook then becomes the course's variant (see
@@ -168,9 +170,12 @@ def release(src, out, grading=None, seed=None, students=None):
         if grading is not None:
             for path, nb, _ in students_nb:
                 try:
-                    graded.append((rel[path], _text(_grading_version(nb, path))))
+                    version, values = _grading_version(nb, path)
                 except HomeworkError as exc:
                     errors.append(exc)
+                    continue
+                graded.append((rel[path], _text(version)))
+                graded.append((values_path(rel[path]), values))
             if errors:
                 raise MalformedHomework(errors)
     leaks = leaked_lines(students_nb, rel, mine)
@@ -217,7 +222,7 @@ def _text(nb):
 def _variants(notebooks, rel, secret, students, grading):
     """``(student files, grading files)`` of the course variant (or one per student)."""
     from .grading import grading_notebook
-    from .notebook import hidden_regions
+    from .notebook import hidden_sources
     from .variants import (
         ANSWERS_SUFFIX,
         derive_seed,
@@ -261,8 +266,9 @@ def _variants(notebooks, rel, secret, students, grading):
             mine.extend(files)
             if grading:
                 teacher = with_parameters(nb, path, seed, answers)
-                graded.append((name, _text(grading_notebook(teacher, path, values,
-                                                            hidden_regions(nb)))))
+                version, text = grading_notebook(teacher, path, values, hidden_sources(nb))
+                graded.append((name, _text(version)))
+                graded.append((values_path(name), text))
                 graded.extend(files)
     if errors:
         raise MalformedHomework(errors)
@@ -281,22 +287,25 @@ def _refuse_protected(nb, path, values, registry=None):
 
 
 def _grading_version(nb, path):
+    """``(grading version, text of its values file)`` of a teacher notebook."""
     from .grading import _expected_calls, grading_notebook, record_expected
-    from .notebook import hidden_regions, hidden_sources
+    from .notebook import hidden_sources
 
-    regions = hidden_regions(nb)
     sources = hidden_sources(nb)
-    if not any(_expected_calls(text) for text in sources.values()):
-        return nb
+    values = {}
+    if any(_expected_calls(text) for text in sources.values()):
+        try:
+            values = record_expected(nb, path)
+        except KernelDied:
+            raise  # the machine failed, not the notebook
+        except Exception as exc:  # a failing teacher notebook, in one line
+            first = (str(exc).strip().splitlines() or [type(exc).__name__])[-1]
+            raise HomeworkError(path, f"the teacher notebook failed to run: {first}") from exc
+        _refuse_protected(nb, path, values)
     try:
-        values = record_expected(nb, path)
-    except KernelDied:
-        raise  # the machine failed, not the notebook
-    except Exception as exc:  # a failing teacher notebook, in one line
-        first = (str(exc).strip().splitlines() or [type(exc).__name__])[-1]
-        raise HomeworkError(path, f"the teacher notebook failed to run: {first}") from exc
-    _refuse_protected(nb, path, values)
-    return grading_notebook(nb, path, values, regions)
+        return grading_notebook(nb, path, values, sources)
+    except ValueError as exc:
+        raise HomeworkError(path, str(exc)) from exc
 
 
 def _numbers(recorded):

@@ -7,13 +7,15 @@ validate SRC``).
 
 from __future__ import annotations
 
-from .grading import hidden_test_problems
+from .grading import hidden_test_problems, unconfirmed_problems
 from .notebook import (
     HomeworkError,
     _check_cell,
     _check_metadata,
     _notebooks,
     _read,
+    _regions,
+    _source_lines,
     hidden_sources,
 )
 
@@ -37,10 +39,23 @@ def _check_notebook(nb, path, registry=None):
             errors.append(exc)
     if errors:
         return errors
-    for index, message in hidden_test_problems(nb, hidden_sources(nb), registry):
+    problems = hidden_test_problems(nb, hidden_sources(nb), registry)
+    if not _is_student_version(nb, path):
+        problems += unconfirmed_problems(nb, hidden_sources(nb))
+    for index, message in sorted(problems, key=lambda p: p[0]):
         cell = nb.cells[index]
         errors.append(HomeworkError(path, message, index, cell.cell_type, cell.get("id")))
     return errors
+
+
+def _is_student_version(nb, path):
+    """True when releasing ``nb`` changes no cell's source: a student version (whose
+    test cells have no hidden tests to hold ``expected``)."""
+    from .release import _student_source
+
+    return all(_student_source(cell, _regions(_source_lines(cell), path, None,
+                                              cell.cell_type)) == "\n".join(_source_lines(cell))
+               for cell in nb.cells)
 
 
 def validate_notebook(nb, path="<notebook>", registry=None):
