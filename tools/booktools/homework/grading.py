@@ -362,7 +362,7 @@ def unconfirmed_problems(nb, hidden_sources):
     """Rule 5: ``[(cell index, message)]`` for each autograded test cell with points
     whose hidden tests call no :func:`expected`."""
     return [(index, (
-        f"this test cell is worth {_points(nb.cells[index]):g} points but its hidden tests "
+        f"this test cell is worth {_points(nb.cells[index]):g} point(s) but its hidden tests "
         'compare no value with expected("key", ...): the student\'s code runs first in the '
         "same kernel and can make every assert pass, so grading gives a cell its points "
         "only when the values it publishes through expected match the teacher's"))

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from .grading import hidden_test_problems, unconfirmed_problems
 from .notebook import (
+    CODE_STUB,
+    TEXT_STUB,
     HomeworkError,
     _check_cell,
     _check_metadata,
@@ -17,6 +19,7 @@ from .notebook import (
     _regions,
     _source_lines,
     hidden_sources,
+    is_solution_cell,
 )
 
 
@@ -42,20 +45,23 @@ def _check_notebook(nb, path, registry=None):
     problems = hidden_test_problems(nb, hidden_sources(nb), registry)
     if not _is_student_version(nb, path):
         problems += unconfirmed_problems(nb, hidden_sources(nb))
-    for index, message in sorted(problems, key=lambda p: p[0]):
+    for index, message in problems:
         cell = nb.cells[index]
         errors.append(HomeworkError(path, message, index, cell.cell_type, cell.get("id")))
     return errors
 
 
 def _is_student_version(nb, path):
-    """True when releasing ``nb`` changes no cell's source: a student version (whose
-    test cells have no hidden tests to hold ``expected``)."""
-    from .release import _student_source
-
-    return all(_student_source(cell, _regions(_source_lines(cell), path, None,
-                                              cell.cell_type)) == "\n".join(_source_lines(cell))
-               for cell in nb.cells)
+    """True for a student version: no marker region in any cell, and every answer cell
+    holds the stub (its test cells have no hidden tests to hold ``expected``)."""
+    for cell in nb.cells:
+        lines = _source_lines(cell)
+        if _regions(lines, path, None, cell.cell_type):
+            return False
+        stub = [s.strip() for s in CODE_STUB] if cell.cell_type == "code" else [TEXT_STUB]
+        if is_solution_cell(cell) and not set(stub) <= {line.strip() for line in lines}:
+            return False
+    return True
 
 
 def validate_notebook(nb, path="<notebook>", registry=None):
