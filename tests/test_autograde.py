@@ -28,10 +28,13 @@ def course(tmp_path):
     of submissions holding everything but a gradable submission."""
     grading, student = tmp_path / "grading", tmp_path / "student"
     hw.release(TEACHER, student, grading=grading)
+    values = grading / f"{NAME}.expected.json"  # the teacher's values, beside it
     for sid in ("s01", "s02"):
         (grading / sid).mkdir()
         shutil.copy(grading / TEACHER.name, grading / sid / TEACHER.name)
+        shutil.copy(values, grading / sid / values.name)
     (grading / TEACHER.name).unlink()
+    values.unlink()
     sub = tmp_path / "submitted"
     # s01 submitted nothing; s02 another notebook under the right name
     (sub / "s02" / NAME).mkdir(parents=True)
@@ -170,7 +173,7 @@ def test_a_course_whose_grades_cannot_be_read_costs_only_its_students(course, mo
             done.append(todo[NAME])
             yield k
 
-    def scores(course_dir, name, sids):
+    def scores(course_dir, name, sids, grading=None, problems=None):
         if sids == ["s02"]:
             raise sqlite3.DatabaseError("file is not a database")
         return {sid: {"test_perceptron_step": 2.0, "test_train": 0.0, "why": None,

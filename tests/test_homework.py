@@ -58,8 +58,9 @@ def test_release_replaces_solutions_and_removes_hidden_tests(released):
     # written answers
     assert src[10] == "YOUR ANSWER HERE"
     assert src[11] == "Name the theorem and its assumption:\n\nYOUR ANSWER HERE"
+    assert src[7] == "assert training_mistakes == 0"
     # untouched cells
-    for i in (0, 1, 2, 5, 7, 9, 12):
+    for i in (0, 1, 2, 5, 9, 12):
         assert src[i] == teacher.cells[i].source
 
 
@@ -584,6 +585,7 @@ def hidden_notebook(setup, hidden, check_cell=None):
     nb.cells[4].source = (
         "assert True\n### BEGIN HIDDEN TESTS\n" + hidden + "\n### END HIDDEN TESTS"
     )
+    nb.cells[4].metadata.nbgrader["points"] = 0  # rule 5 (an expected per cell) aside
     if check_cell:
         nb.cells.append(v4.new_code_cell(check_cell))
     return nb
@@ -616,25 +618,26 @@ def test_hidden_tests_may_not_assert_a_self_checked_value(registry):
 
 
 @pytest.mark.slow
-def test_grading_version_holds_the_teachers_values(tmp_path):
-    nb = hidden_notebook(
-        "from booktools.homework import expected",
-        "assert np.allclose(perceptron_step(np.ones(2), np.array([-1.0, 0.5]), 1),\n"
-        "                   expected('step', perceptron_step(np.ones(2), "
-        "np.array([-1.0, 0.5]), 1)))",
-    )
+def test_grading_version_keeps_expected_and_writes_the_teachers_values_beside(tmp_path):
+    hidden = ("assert np.allclose(perceptron_step(np.ones(2), np.array([-1.0, 0.5]), 1),\n"
+              "                   expected('step', perceptron_step(np.ones(2), "
+              "np.array([-1.0, 0.5]), 1)))")
+    nb = hidden_notebook("from booktools.homework import expected", hidden)
     src = tmp_path / "src"
     src.mkdir()
     nbformat.write(nb, src / "hw.ipynb")
     hw.release(src, tmp_path / "student", grading=tmp_path / "grading")
     graded = nbformat.read(tmp_path / "grading" / "hw.ipynb", as_version=4)
+    # the kernel that grades receives no value of the teacher's: the call stays
     assert graded.cells[4].source == (
-        "assert True\n### BEGIN HIDDEN TESTS\n"
-        "assert np.allclose(perceptron_step(np.ones(2), np.array([-1.0, 0.5]), 1),\n"
-        "                   np.array([0.0, 1.5], dtype='float64'))\n### END HIDDEN TESTS"
-    )
+        f"assert True\n### BEGIN HIDDEN TESTS\n{hidden}\n### END HIDDEN TESTS")
+    values = json.loads((tmp_path / "grading" / "hw.expected.json").read_text())
+    assert values == {"format": 1, "values": {
+        "fixture.w_trained": values["values"]["fixture.w_trained"],
+        "step": {"ndarray": [0.0, 1.5], "dtype": "float64"}}}
     student = nbformat.read(tmp_path / "student" / "hw.ipynb", as_version=4)
     assert "expected" not in student.cells[4].source
+    assert sorted(p.name for p in (tmp_path / "student").iterdir()) == ["hw.ipynb"]
 
 
 @pytest.mark.slow

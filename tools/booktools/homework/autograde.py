@@ -119,6 +119,8 @@ def autograde(grading, submitted, students=None, notebooks=None, out=None,
     ...                                                   locked=True))])
     >>> (tmp / "grading" / "s01").mkdir(parents=True)
     >>> nbformat.write(nb, tmp / "grading" / "s01" / "hw1.ipynb")
+    >>> _ = (tmp / "grading" / "s01" / "hw1.expected.json").write_text(
+    ...     '{"format": 1, "values": {}}')  # the teacher's values (none here)
     >>> (tmp / "submitted").mkdir()
     >>> rows, problems = autograde(tmp / "grading", tmp / "submitted", notebooks=["hw1"])
     >>> [(r["student"], r["cell"], r["score"], r["max_score"], r["note"]) for r in rows]
