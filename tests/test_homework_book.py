@@ -5,6 +5,7 @@ tests never run on an empty set. nbval (run twice by ``make homework``) checks t
 teacher versions run and reproduce their outputs; these tests check the student side.
 """
 
+import ast
 import json
 import re
 from pathlib import Path
@@ -110,9 +111,10 @@ def test_student_version_runs_except_for_the_exercises(path):
             assert re.search(r"^\s+raise NotImplementedError\(\)", src, re.M), src
 
 
-def test_grading_versions_hold_values_not_calls():
-    """``make release`` wrote grading versions: no ``expected(`` call and no lincls name
-    left in a hidden test (the values of the teacher's solution stand there instead)."""
+def test_grading_versions_keep_calls_and_their_values_files_the_values():
+    """``make release`` wrote grading versions: their hidden tests call ``expected`` as
+    the teacher notebooks do (the grading kernel receives no value of the teacher's) and
+    use no lincls name; the values file beside each holds a value for every key."""
     grading = ROOT / "_build" / "release" / "grading"
     if not grading.is_dir():
         pytest.fail("run `python -m booktools release ... --grading` first (make release)")
@@ -123,10 +125,21 @@ def test_grading_versions_hold_values_not_calls():
     assert [p.name for p in paths] == [p.name for p in NOTEBOOKS if p != FIXTURE]
     for path in paths:
         nb = nbformat.read(path, as_version=4)
+        teacher = nbformat.read(ROOT / "book" / "homework" / path.name, as_version=4)
+        assert hidden_sources(nb) == hidden_sources(teacher), path.name
         banned = rules.lincls_names(nb)
+        keys = set()
         for index, text in hidden_sources(nb).items():
-            assert "expected(" not in text, f"{path.name} cell {index + 1}"
-            assert not (set(re.findall(r"\w+", text)) & banned), f"{path.name} cell {index + 1}"
+            keys |= set(rules._expected_calls(text))
+            outside = {n.id for n in rules._outside_expected(rules._parse(text))
+                       if isinstance(n, ast.Name)}
+            assert not (outside & banned), f"{path.name} cell {index + 1}"
+        values = rules.read_values(rules.values_path(path))
+        assert set(values) == keys, path.name
+        # no value of the teacher's in what the grading kernel receives: the sources
+        sources = "\n".join(c.source for c in nb.cells)
+        fractions = [x for x in re.findall(r"-?\d+\.\d{6,}", json.dumps(values))]
+        assert fractions and not [x for x in fractions if x in sources], path.name
 
 
 # --- homework 3's hidden tests against wrong answers ------------------------------
@@ -159,13 +172,25 @@ def _run_homework3(nb, seed, answers, values):
     """Run the code cells of ``nb`` up to question 4's tests with ``SEED = seed`` and the
     answer cells in ``answers`` replaced: ``{grade_id: outcome}`` of its test cells,
     "pass" or the part that failed, "visible" or "hidden". ``expected(key, v)`` records
-    ``v`` in ``values`` if that is empty (the teacher's run), else returns what was
-    recorded, as the grading version does."""
+    ``v`` in ``values`` if that is empty (the teacher's run), else publishes it, and the
+    hidden part fails if a value it published differs from the one recorded, as grading
+    does (``booktools.homework.scoring``)."""
     import matplotlib
+
+    from booktools.homework.scoring import matches
+    from lincls.homework.answers import _to_json
 
     matplotlib.use("Agg")
     record = not values
-    outcome, ns = {}, {}
+    outcome, ns, published = {}, {}, []
+
+    def expected(key, value, rtol=1e-5, atol=1e-8):
+        if record:
+            values.setdefault(key, _to_json(value))
+        else:
+            published.append(matches(_to_json(value), values[key], rtol, atol))
+        return value
+
     for cell in nb.cells:
         gid = cell.metadata.get("nbgrader", {}).get("grade_id", "")
         if cell.cell_type != "code" or gid.endswith("-check"):
@@ -176,15 +201,17 @@ def _run_homework3(nb, seed, answers, values):
         source = "\n".join(ln for ln in source.splitlines() if not ln.startswith("%"))
         visible, _, hidden = source.partition(hw.BEGIN_HIDDEN)
         outcome[gid] = "pass"
+        published.clear()
         for part, text in (("visible", visible), ("hidden", hidden)):
             try:
                 exec(text, ns)
             except AssertionError:
                 outcome[gid] = part
                 break
-        if gid == "hw3-setup":  # the teacher's values, as in the grading version
-            ns["expected"] = (lambda k, v: values.setdefault(k, v)) if record else (
-                lambda k, v: values[k])
+        if not all(published):
+            outcome[gid] = "hidden"
+        if gid == "hw3-setup":  # recording, then grading
+            ns["expected"] = expected
         if gid == "hw3-q4-tests":
             break
     return {gid: out for gid, out in outcome.items() if gid.endswith("-tests")}

@@ -19,8 +19,10 @@ import pytest
 
 import lincls
 from booktools import homework as hw
+from booktools.homework import scoring
+from booktools.homework.grading import read_values, values_path
 from booktools.homework.variants import ANSWERS_SUFFIX, with_parameters
-from lincls.homework.answers import _diagnose, _load_registry
+from lincls.homework.answers import GRADING_ENV, _diagnose, _load_registry
 
 ROOT = Path(__file__).resolve().parents[1]
 BOOK = ROOT / "book" / "homework"
@@ -118,14 +120,23 @@ def test_solution_passes_its_own_checks_and_fails_the_others(runs, path):
 
 
 def execute(nb, path):
-    nbclient.NotebookClient(nb, timeout=600, allow_errors=True, record_timing=False,
-                            resources={"metadata": {"path": str(path.parent)}}).execute()
+    """Run ``nb`` as grading does: ``expected`` publishes the values it compares."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv(GRADING_ENV, "1")
+        nbclient.NotebookClient(nb, timeout=600, allow_errors=True, record_timing=False,
+                                resources={"metadata": {"path": str(path.parent)}}).execute()
     return nb
 
 
-def failed_cells(nb):
-    return {c.metadata["nbgrader"]["grade_id"] for c in nb.cells if c.cell_type == "code"
-            and any(o.get("output_type") == "error" for o in c.get("outputs", []))}
+def failed_cells(nb, grading):
+    """The test cells that lose their points: an error (nbgrader's verdict), or values
+    that differ from the teacher's in the values file of ``grading``."""
+    errors = {c.metadata["nbgrader"]["grade_id"] for c in nb.cells if c.cell_type == "code"
+              and any(o.get("output_type") == "error" for o in c.get("outputs", []))}
+    version = nbformat.read(grading, 4)
+    verdicts = scoring.confirm(nb, scoring.cell_tolerances(version),
+                               read_values(values_path(grading)))
+    return errors | {grade_id for grade_id, why in verdicts.items() if why}
 
 
 @pytest.mark.parametrize("path", HOMEWORK, ids=IDS)
@@ -133,7 +144,7 @@ def test_solution_passes_its_own_hidden_tests_and_fails_the_others(runs, path):
     grading = runs["tmp"] / "A" / "grading" / path.name
     nb = nbformat.read(grading, 4)
     own = execute(nbformat.read(grading, 4), grading)
-    assert failed_cells(own) == set()
+    assert failed_cells(own, grading) == set()
     assert all("wrong" not in "".join(o.get("text", "") for o in c.get("outputs", []))
                for c in own.cells if c.cell_type == "code")
     # the same grading version (A's expected values) on B's data
@@ -144,7 +155,7 @@ def test_solution_passes_its_own_hidden_tests_and_fails_the_others(runs, path):
     variable = {c.metadata["nbgrader"]["grade_id"] for c in teacher.cells
                 if hw.is_grade_cell(c) and c.cell_type == "code"
                 and set(re.findall(r'expected\("([^"]+)"', c.source)) - fixed}
-    assert variable <= failed_cells(other), variable - failed_cells(other)
+    assert variable <= failed_cells(other, grading), variable - failed_cells(other, grading)
 
 
 @pytest.mark.parametrize("path", HOMEWORK, ids=IDS)
@@ -202,6 +213,9 @@ def test_one_variant_per_student(tmp_path):
         assert f"SEED = {hw.derive_seed(SECRETS['A'], 'homework2', sid)}\n" in (
             (tmp_path / "out" / sid / src.name).read_text().replace("\\n", "\n"))
         assert (tmp_path / "grading" / sid / f"homework2{ANSWERS_SUFFIX}").exists()
+        # the teacher's values of the grading version's expected calls, never the student's
+        assert read_values(values_path(tmp_path / "grading" / sid / src.name))
+        assert not (tmp_path / "out" / sid / "homework2.expected.json").exists()
     for bad in ("", "id\ns 01\n", "id\ns01\ns01\n"):
         roster.write_text(bad)
         with pytest.raises(ValueError):
