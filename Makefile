@@ -124,7 +124,7 @@ homework-prescott:
 	OPENBLAS_CORETYPE=Prescott $(BIN)/pytest $(NBVAL) book/homework
 
 ## release: validate and release the homework (student versions, and grading versions
-## whose hidden tests hold the values of the teacher's solution); the student versions
+## with the values of the teacher's solution in a file beside each); the student versions
 ## must validate, run (exercises aside) and hold no solution. Two pytest workers, a test
 ## file each (a file's tests share its fixtures: the variants' releases)
 release:

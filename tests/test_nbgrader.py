@@ -1,8 +1,8 @@
 """The real nbgrader round trip on every homework (``make nbgrader``).
 
 A course directory is made the way the teachers' chapter describes: the grading versions
-that ``python -m booktools release --grading`` writes (hidden tests holding the
-values of the teacher's solution; ``make release``, the layer before, writes them to
+that ``python -m booktools release --grading`` writes (without the values files of the
+teacher's solution beside them; ``make release``, the layer before, writes them to
 ``_build/release``) go to ``source/``; ``nbgrader generate_assignment``
 must remove from them exactly what our release removes; then ``nbgrader autograde``
 grades two submissions per homework: the teacher's solution (full marks on every

@@ -10,9 +10,13 @@ registry), its ``submitted/ID/NAME/`` the submissions graded against it. In each
 nbgrader's own ``generate_assignment`` and ``autograde`` run as they would in the
 teacher's, with the per-cell time limit ``Execute.timeout``, through nbgrader's Python
 API in one child process for all the courses (its imports are paid once; its log and
-its kernels' output stay out of the caller's); the scores are read from each course's
-gradebook, and the courses are deleted. A course variant (``release --seed`` without
-``--students``, or no seed) is one grading version for everybody: one course.
+its kernels' output stay out of the caller's, and :data:`GRADING_ENV` set so that
+``expected`` publishes the values it compares); the scores are read from each course's
+gradebook, a test cell keeps its score only if the values its hidden tests published
+match the teacher's (:mod:`booktools.homework.scoring`; the values file beside the grading
+version never enters a course), and the courses are deleted. A course variant
+(``release --seed`` without ``--students``, or no seed) is one grading version for
+everybody: one course.
 
 Only the notebook of a submission is copied into the course, never the other files of
 the student's folder: the variant's own registry comes from the grading folder, as
