@@ -40,6 +40,10 @@ def cell_tolerances(grading_nb):
     return found
 
 
+#: Stands for a published value that is not the JSON ``expected`` writes: no match.
+UNREADABLE = object()
+
+
 def published(cell):
     """``[(key, value)]`` that ``expected`` published in a cell's outputs, in order;
     a publication that cannot be read counts with the value :data:`UNREADABLE`."""
@@ -57,10 +61,6 @@ def published(cell):
             value = UNREADABLE
         found.append((key, value))
     return found
-
-
-#: Stands for a published value that is not the JSON ``expected`` writes: no match.
-UNREADABLE = object()
 
 
 def _plain(value):
