@@ -1,4 +1,5 @@
-"""The teachers' table of homework notebooks (used by ``booktools.sphinxext``).
+"""The teachers' tables: the homework notebooks (used by ``booktools.sphinxext``) and
+what inverting the self-checks of a release costs (:class:`ReleaseCosts`).
 
 Defined in chapter "For teachers" (``book/teachers.md``).
 """
@@ -8,6 +9,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from pathlib import Path
+
+from lincls.homework.answers import ATTACKER_CORES, FLAG_SECONDS, brute_force_cost, seconds_per_hash
 
 from .notebook import _check_metadata, _nbgrader, _read, _title, is_grade_cell, is_solution_cell
 
@@ -116,3 +119,79 @@ def homework_table(directory="homework", link_prefix=None, config=None):
         rows.append(total + (" |" if config is not None else ""))
     return "\n".join(rows)
 
+
+
+def duration(seconds):
+    """``seconds`` in the largest unit it fills, to three digits: ``'2.08 hours'``."""
+    for unit, size in (("years", 365.25 * 86400), ("days", 86400), ("hours", 3600),
+                       ("minutes", 60)):
+        if seconds >= size:
+            return f"{seconds / size:,.3g} {unit}"
+    return f"{seconds:.2g} seconds"
+
+
+class ReleaseCosts:
+    """What a brute force of each self-check of a release costs (for the teacher only).
+
+    ``release(..., costs=ReleaseCosts())`` adds every variant it records (:meth:`add`):
+    its registry, and the teacher's answers and the values its notebook prints near
+    them (``check(..., prior=...)``). :meth:`weakest` keeps, per self-check, the variant
+    that costs least (with ``--students``, the student whose answer a search finds
+    first); :meth:`table` writes that as Markdown. One hash is timed once, at the
+    start, so every variant is priced alike.
+    """
+
+    def __init__(self, seconds=None, cores=ATTACKER_CORES):
+        self.seconds = seconds_per_hash() if seconds is None else float(seconds)
+        self.cores = cores
+        self.rows = []  # one per variant and self-check
+
+    def add(self, registry, checked, priors=None, student=None):
+        """Price the self-checks of one variant: its ``registry`` file, its answers by
+        name (``checked``) and the notebook's printed values near them (``priors``)."""
+        priors = priors or {}
+        values = {name: {"value": value, "priors": [priors[name]] if name in priors else []}
+                  for name, value in checked.items()}
+        for row in brute_force_cost(registry, self.seconds, values, self.cores):
+            self.rows.append(dict(row, student=student))
+
+    def weakest(self):
+        """Per self-check (by name): the row of its cheapest variant, with ``variants``
+        (how many were priced)."""
+        best, count = {}, {}
+        for row in self.rows:
+            name = row["name"]
+            count[name] = count.get(name, 0) + 1
+            if name not in best or row["hashes"] < best[name]["hashes"]:
+                best[name] = row
+        return [dict(best[name], variants=count[name]) for name in sorted(best)]
+
+    def table(self):
+        """Markdown: the cheapest variant of every self-check, then what is flagged on
+        one core and on :attr:`cores` cores."""
+        rows = self.weakest()
+        per_student = any(row["student"] for row in rows)
+        head = ("| Self-check | Values to try | Expected hashes, bound only | Hashes, "
+                f"searching outward | One core | {self.cores} cores |")
+        rule = "|---|---|---|---|---|---|"
+        if per_student:
+            head, rule = head + " Weakest variant |", rule + "---|"
+        lines = [head + " |", rule + "---|"]
+        for row in rows:
+            flag = ("**under a minute**" if row["flag"] else
+                    f"under a minute on {self.cores} cores" if row["cores_flag"] else "")
+            search = "" if row["search"] is None else f"{row['search']:,}"
+            line = (f"| `{row['name']}` | {row['space']:.3g} | {row['uniform']:.3g} | "
+                    f"{search} | {duration(row['seconds'])} | "
+                    f"{duration(row['cores_seconds'])} |")
+            if per_student:
+                line += f" {row['student']} of {row['variants']} |"
+            lines.append(f"{line} {flag} |")
+        flagged = sum(row["flag"] for row in rows)
+        many = sum(row["cores_flag"] for row in rows)
+        lines += ["", (
+            f"One hash took {self.seconds:.3g} s on one core here. Of {len(rows)} "
+            f"self-checks, {flagged} can be inverted in under {FLAG_SECONDS:.0f} seconds on "
+            f"one core; an attacker with {self.cores} cores divides every time by "
+            f"{self.cores}, and inverts {many} in under {FLAG_SECONDS:.0f} seconds.")]
+        return "\n".join(lines)

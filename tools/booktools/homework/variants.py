@@ -224,12 +224,14 @@ def fixed_names(nb):
     return list(nb.metadata.get("lincls", {}).get("fixed", []))
 
 
-def record_variant(nb, path, seed, key, registry, timeout=600):
+def record_variant(nb, path, seed, key, registry, timeout=600, priors=None):
     """Execute the teacher notebook ``nb`` with ``seed``; its ``check`` calls record
     into ``registry`` (salts and grids keyed by ``key``).
 
     Returns ``(expected, checked)``: the values of its ``expected`` calls and of its
-    self-checks, by name (the latter for tests; a release never writes them).
+    self-checks, by name (the latter for tests and the teacher's cost table; a release
+    never writes them). A dict given as ``priors`` receives, by self-check name, the
+    ``prior=`` of its ``check`` call (what the notebook prints near the answer).
     """
     from lincls.homework.answers import RECORD_ENV, RECORD_KEY_ENV, RECORD_VALUES_ENV
 
@@ -256,6 +258,8 @@ def record_variant(nb, path, seed, key, registry, timeout=600):
         for line in values.read_text(encoding="utf-8").splitlines():
             item = json.loads(line)
             checked[item["key"]] = item["value"]
+            if priors is not None and "prior" in item:
+                priors[item["key"]] = item["prior"]
     return expected, checked
 
 
