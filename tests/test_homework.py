@@ -375,12 +375,14 @@ def test_a_student_check_costs_at_least_one_slow_hash():
 
 def test_recording_mode_and_hash_command(registry, monkeypatch, capsys):
     monkeypatch.setenv(hw.RECORD_ENV, str(registry))
-    assert hw.check("q.x", [1.0, 2.0], atol=0.01)
+    assert hw.check("q.x", [1.0, 2.0], atol=0.01, bound=10)
     monkeypatch.delenv(hw.RECORD_ENV)
     assert hw.check("q.x", [1.001, 2.0], registry=registry)
-    assert hw.main(["hash", "q.x", "[3, 4]", "--registry", str(registry)]) == 0
+    assert hw.main(["hash", "q.x", "[3, 4]", "--bound", "10", "--registry", str(registry)]) == 0
     assert hw.check("q.x", [3, 4], registry=registry)
-    assert hw.main(["hash", "q.y", "[1,", "--registry", str(registry)]) == 1
+    assert hw.main(["hash", "q.y", "[1,", "--bound", "1", "--registry", str(registry)]) == 1
+    with pytest.raises(SystemExit):  # the bound is the question's: never left out
+        hw.main(["hash", "q.z", "[3, 4]", "--registry", str(registry)])
     assert hw.main(["cost", "--registry", str(registry)]) == 0
     assert "q.x" in capsys.readouterr().out
 

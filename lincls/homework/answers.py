@@ -251,7 +251,8 @@ def check(name, value, *, atol=1e-6, normalized=False, bound=None, prior=None, r
     --------
     >>> import tempfile, os
     >>> reg = os.path.join(tempfile.mkdtemp(), "answers.json")
-    >>> _ = record_answer("demo.w", [0.6, 0.8], atol=1e-3, normalized=True, registry=reg)
+    >>> _ = record_answer("demo.w", [0.6, 0.8], atol=1e-3, normalized=True, bound=1,
+    ...                   registry=reg)
     >>> check("demo.w", [0.6, 0.8001], registry=reg)
     demo.w: right
     True
