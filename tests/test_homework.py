@@ -354,7 +354,8 @@ def test_a_release_is_priced_by_its_weakest_variant_and_on_many_cores(registry, 
     assert row["cores_seconds"] == pytest.approx(0.5 * 947 / 64)
     assert not row["flag"] and row["cores_flag"]
     table = costs.table()
-    assert "s02 of 3" in table and "under a minute on 64 cores" in table
+    assert "| `hw.pocket_index` |" in table and "| s02 of 3 | under a minute on 64 cores |" in table
+    assert "<td>s02 of 3</td>" in costs.html()
     assert table.endswith("an attacker with 64 cores divides every time by 64, and inverts "
                           "1 in under 60 seconds.")
 

@@ -166,32 +166,47 @@ class ReleaseCosts:
                 best[name] = row
         return [dict(best[name], variants=count[name]) for name in sorted(best)]
 
-    def table(self):
-        """Markdown: the cheapest variant of every self-check, then what is flagged on
-        one core and on :attr:`cores` cores."""
+    def cells(self):
+        """``(head, rows, summary)``: the column titles, the cells of every self-check's
+        cheapest variant (plain text) and the sentence on what is flagged, on one core
+        and on :attr:`cores` cores."""
         rows = self.weakest()
         per_student = any(row["student"] for row in rows)
-        head = ("| Self-check | Values to try | Expected hashes, bound only | Hashes, "
-                f"searching outward | One core | {self.cores} cores |")
-        rule = "|---|---|---|---|---|---|"
-        if per_student:
-            head, rule = head + " Weakest variant |", rule + "---|"
-        lines = [head + " |", rule + "---|"]
+        head = ["Self-check", "Values to try", "Expected hashes, bound only",
+                "Hashes, searching outward", "One core", f"{self.cores} cores"]
+        head += ["Weakest variant"] * per_student + [""]
+        body = []
         for row in rows:
-            flag = ("**under a minute**" if row["flag"] else
-                    f"under a minute on {self.cores} cores" if row["cores_flag"] else "")
-            search = "" if row["search"] is None else f"{row['search']:,}"
-            line = (f"| `{row['name']}` | {row['space']:.3g} | {row['uniform']:.3g} | "
-                    f"{search} | {duration(row['seconds'])} | "
-                    f"{duration(row['cores_seconds'])} |")
+            cells = [row["name"], f"{row['space']:.3g}", f"{row['uniform']:.3g}",
+                     "" if row["search"] is None else f"{row['search']:,}",
+                     duration(row["seconds"]), duration(row["cores_seconds"])]
             if per_student:
-                line += f" {row['student']} of {row['variants']} |"
-            lines.append(f"{line} {flag} |")
+                cells.append(f"{row['student']} of {row['variants']}")
+            cells.append("under a minute" if row["flag"] else
+                         f"under a minute on {self.cores} cores" if row["cores_flag"] else "")
+            body.append(cells)
         flagged = sum(row["flag"] for row in rows)
         many = sum(row["cores_flag"] for row in rows)
-        lines += ["", (
+        summary = (
             f"One hash took {self.seconds:.3g} s on one core here. Of {len(rows)} "
             f"self-checks, {flagged} can be inverted in under {FLAG_SECONDS:.0f} seconds on "
             f"one core; an attacker with {self.cores} cores divides every time by "
-            f"{self.cores}, and inverts {many} in under {FLAG_SECONDS:.0f} seconds.")]
-        return "\n".join(lines)
+            f"{self.cores}, and inverts {many} in under {FLAG_SECONDS:.0f} seconds.")
+        return head, body, summary
+
+    def table(self):
+        """Markdown (for the terminal): :meth:`cells` as a table, then the summary."""
+        head, body, summary = self.cells()
+        lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+        lines += ["| " + " | ".join([f"`{row[0]}`", *row[1:]]) + " |" for row in body]
+        return "\n".join([*lines, "", summary])
+
+    def html(self):
+        """HTML (for a page): :meth:`cells` as a table, then the summary."""
+        from html import escape
+
+        head, body, summary = self.cells()
+        rows = ["<tr>" + "".join(f"<th>{escape(h)}</th>" for h in head) + "</tr>"]
+        rows += ["<tr><td><code>" + escape(row[0]) + "</code></td>"
+                 + "".join(f"<td>{escape(c)}</td>" for c in row[1:]) + "</tr>" for row in body]
+        return f"<table>{''.join(rows)}</table>\n<p>{escape(summary)}</p>"
