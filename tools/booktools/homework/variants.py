@@ -17,7 +17,10 @@ takes the data of its graded questions from ``SEED``, set in the one code cell t
 * the teacher notebook is executed with that seed (:func:`record_variant`): its
   ``check`` calls record the self-check registry of the variant, a file written beside
   the notebook (salts and grids are keyed hashes too, so a release is reproducible), and
-  its ``expected`` calls give the values of the grading version's hidden tests;
+  its ``expected`` calls give the values of the grading version's hidden tests; its
+  answers, and what it prints near them (``check(..., prior=...)``), price the variant's
+  self-checks for the teacher (:class:`booktools.homework.table.ReleaseCosts`); a
+  registry's bounds are the questions', the same in every variant;
 * the student version's parameters cell holds the derived seed and the registry's file
   name: nothing else differs, and nothing in the output depends on SECRET but through
   the key derivation, so neither SECRET nor another variant's seed can be computed from
