@@ -1,6 +1,7 @@
 """Tests of booktools.homework on the fixture notebooks (fast; no book homework needed)."""
 
 import json
+import math
 import os
 import shutil
 import sys
@@ -181,7 +182,7 @@ def registry(tmp_path):
 
 
 def test_check_right_and_wrong_scalar(registry, capsys):
-    hw.record_answer("q.margin", 0.123456, atol=1e-4, registry=registry)
+    hw.record_answer("q.margin", 0.123456, atol=1e-4, bound=1, registry=registry)
     assert hw.check("q.margin", 0.12349, registry=registry)
     assert hw.check("q.margin", 0.123456 - 0.99e-4, registry=registry)
     assert not hw.check("q.margin", 0.13, registry=registry)
@@ -194,19 +195,19 @@ def test_check_right_and_wrong_scalar(registry, capsys):
 
 def test_one_hash_per_answer_and_nothing_that_narrows_it(registry):
     """The whole answer has one digest; no per-entry hash, offset or parity is stored."""
-    entry = hw.record_answer("q.w", [-4, 3, 2], atol=1e-6, registry=registry)
+    entry = hw.record_answer("q.w", [-4, 3, 2], atol=1e-6, bound=10, registry=registry)
     assert set(entry) == {"kind", "atol", "scale", "offset", "shape", "normalized",
                           "bound", "salt", "digest"}
     assert entry["kind"] == "integer" and entry["scale"] == 1.0 and entry["bound"] == 10
-    odd = hw.record_answer("q.odd", 3, atol=0.1, registry=registry)
-    even = hw.record_answer("q.even", 4, atol=0.1, registry=registry)
+    odd = hw.record_answer("q.odd", 3, atol=0.1, bound=10, registry=registry)
+    even = hw.record_answer("q.even", 4, atol=0.1, bound=10, registry=registry)
     assert {k: v for k, v in odd.items() if k not in ("salt", "digest")} == {
         k: v for k, v in even.items() if k not in ("salt", "digest")}
 
 
 def test_check_feedback_for_arrays_is_whole_answer(registry, capsys):
     w = np.array([0.6, 0.0, -0.8])
-    hw.record_answer("q.w", w, atol=1e-3, normalized=True, registry=registry)
+    hw.record_answer("q.w", w, atol=1e-3, normalized=True, bound=1, registry=registry)
     assert hw.check("q.w", w.tolist(), registry=registry)
     assert hw.check("q.w", w.reshape(1, 3), registry=registry)  # same answer as a row
     assert hw.check("q.w", w + [0.0009, -0.0009, 0.0], registry=registry)
@@ -225,15 +226,15 @@ def test_check_feedback_for_arrays_is_whole_answer(registry, capsys):
 
 
 def test_unknown_answer_and_bad_names(registry):
-    hw.record_answer("q.a", 1.0, registry=registry)
+    hw.record_answer("q.a", 1.0, bound=1, registry=registry)
     with pytest.raises(ValueError, match="no answer named 'q.b'"):
         hw.check("q.b", 1.0, registry=registry)
     with pytest.raises(ValueError, match="answer name"):
-        hw.record_answer("bad name", 1.0, registry=registry)
+        hw.record_answer("bad name", 1.0, bound=1, registry=registry)
     with pytest.raises(ValueError, match="atol"):
-        hw.record_answer("q.c", 1.0, atol=0, registry=registry)
+        hw.record_answer("q.c", 1.0, atol=0, bound=1, registry=registry)
     with pytest.raises(ValueError, match="norm is not 1"):
-        hw.record_answer("q.d", [1.0, 1.0], normalized=True, registry=registry)
+        hw.record_answer("q.d", [1.0, 1.0], normalized=True, bound=1, registry=registry)
     with pytest.raises(ValueError, match="bound"):
         hw.record_answer("q.e", 50.0, bound=10, registry=registry)
 
@@ -250,7 +251,7 @@ def test_tolerance_of_the_whole_answer(tmp_path_factory, answer, atol, shift):
     reg = tmp_path_factory.mktemp("reg") / "answers.json"
     reg.write_text(json.dumps({"format": 2, "kdf": CHEAP_KDF, "answers": {}}))
     a = np.array(answer)
-    entry = hw.record_answer("p", a, atol=atol, registry=reg)
+    entry = hw.record_answer("p", a, atol=atol, bound=1e3, registry=reg)
     assert hw.check("p", a + 0.99 * atol * shift, registry=reg, quiet=True)
     far = a.copy()
     beyond = 0.51 if entry["kind"] == "integer" else (8.01 + abs(shift)) * atol
@@ -282,6 +283,83 @@ def test_shipped_registry_is_slow_and_whole_answer():
         assert len(entry["digest"]) == 32 and entry["atol"] > 0, name
 
 
+
+def test_the_bound_is_stated_never_derived_from_the_value(registry):
+    """A registry's bound is what the question says, the same for every variant: a
+    bound derived from the value would tell each student its order of magnitude."""
+    with pytest.raises(ValueError, match="state bound="):
+        hw.record_answer("q.count", 827, atol=0.1, registry=registry)
+    small = hw.record_answer("q.small", 827, atol=0.1, bound=12_000, registry=registry)
+    large = hw.record_answer("q.large", 1636, atol=0.1, bound=12_000, registry=registry)
+    assert small["bound"] == large["bound"] == 12_000
+    with pytest.raises(ValueError, match="bound must be a number >= the largest entry"):
+        hw.record_answer("q.over", 12_001, atol=0.1, bound=12_000, registry=registry)
+
+
+def outward_search(name, start, step, registry):
+    """The attack: try start, start + step, start - step, start + 2 step, ... with check()
+    until it says right; returns the number of tries."""
+    for tries in range(1, 100_000):
+        k = tries // 2 * (1 if tries % 2 == 0 else -1)
+        if hw.check(name, start + k * step, registry=registry, quiet=True):
+            return tries
+    raise AssertionError("not found")
+
+
+def test_a_printed_value_near_the_answer_is_where_a_search_starts(registry, monkeypatch,
+                                                                  tmp_path):
+    """What the notebook prints near an answer (a theory value) is the attacker's prior:
+    the cost states the tries of a search outward from it, and that search, run with
+    check(), needs no more. The registry holds nothing of the prior."""
+    theory, mean = 0.5, 0.50031  # printed, and the answer
+    values = tmp_path / "values.jsonl"
+    monkeypatch.setenv(hw.RECORD_ENV, str(registry))
+    monkeypatch.setenv(answers.RECORD_VALUES_ENV, str(values))
+    hw.check("q.mean", mean, atol=1e-5, bound=1, prior=theory, quiet=True)
+    monkeypatch.delenv(hw.RECORD_ENV)
+    assert json.loads(values.read_text()) == {"key": "q.mean", "value": mean, "prior": theory}
+    assert "prior" not in registry.read_text() and "0.50031" not in registry.read_text()
+    known = {"q.mean": {"value": mean, "priors": [theory]}}
+    [blind] = hw.brute_force_cost(registry, seconds=0.1)
+    [row] = hw.brute_force_cost(registry, seconds=0.1, values=known)
+    entry = answers._load_registry(registry)["answers"]["q.mean"]
+    step = answers._step(entry)
+    assert row["space"] == blind["space"] == math.ceil(2 / step)
+    assert blind["search"] is None and blind["hashes"] == blind["uniform"] > 10_000
+    tries = outward_search("q.mean", theory, step, registry)
+    assert tries <= row["search"] == row["hashes"] < 40
+    assert row["flag"] and not blind["flag"]
+    # a search outward from zero is always there: an answer near zero is cheap too
+    hw.record_answer("q.small", 3e-4, atol=1e-5, bound=1, registry=registry)
+    near_zero = {"q.small": 3e-4}
+    small = {r["name"]: r for r in hw.brute_force_cost(registry, 0.1, near_zero)}["q.small"]
+    assert small["search"] < 40 and small["flag"]
+
+
+def test_a_release_is_priced_by_its_weakest_variant_and_on_many_cores(registry, tmp_path):
+    """Per self-check, the cheapest of the students' variants, and who it is; the time
+    on ATTACKER_CORES cores is the one-core time divided by the cores."""
+    from booktools.homework.table import ReleaseCosts
+
+    costs = ReleaseCosts(seconds=0.5)
+    for student, index in (("s01", 1636), ("s02", 473), ("s03", 827)):
+        reg = tmp_path / f"{student}.json"
+        reg.write_text(registry.read_text())
+        hw.record_answer("hw.pocket_index", index, atol=0.1, bound=11_940, registry=reg)
+        costs.add(reg, {"hw.pocket_index": index}, {}, student)
+    [row] = costs.weakest()
+    assert row["student"] == "s02" and row["variants"] == 3
+    assert row["search"] == 2 * 473 + 1 and row["uniform"] == 11_940
+    assert row["seconds"] == pytest.approx(0.5 * 947)
+    assert answers.ATTACKER_CORES == costs.cores == 64
+    assert row["cores_seconds"] == pytest.approx(0.5 * 947 / 64)
+    assert not row["flag"] and row["cores_flag"]
+    table = costs.table()
+    assert "| `hw.pocket_index` |" in table and "| s02 of 3 | under a minute on 64 cores |" in table
+    assert "<td>s02 of 3</td>" in costs.html()
+    assert table.endswith("an attacker with 64 cores divides every time by 64, and inverts "
+                          "1 in under 60 seconds.")
+
 @pytest.mark.slow
 def test_a_student_check_costs_at_least_one_slow_hash():
     """What the teachers' table assumes per try: check() with the shipped registry
@@ -299,12 +377,14 @@ def test_a_student_check_costs_at_least_one_slow_hash():
 
 def test_recording_mode_and_hash_command(registry, monkeypatch, capsys):
     monkeypatch.setenv(hw.RECORD_ENV, str(registry))
-    assert hw.check("q.x", [1.0, 2.0], atol=0.01)
+    assert hw.check("q.x", [1.0, 2.0], atol=0.01, bound=10)
     monkeypatch.delenv(hw.RECORD_ENV)
     assert hw.check("q.x", [1.001, 2.0], registry=registry)
-    assert hw.main(["hash", "q.x", "[3, 4]", "--registry", str(registry)]) == 0
+    assert hw.main(["hash", "q.x", "[3, 4]", "--bound", "10", "--registry", str(registry)]) == 0
     assert hw.check("q.x", [3, 4], registry=registry)
-    assert hw.main(["hash", "q.y", "[1,", "--registry", str(registry)]) == 1
+    assert hw.main(["hash", "q.y", "[1,", "--bound", "1", "--registry", str(registry)]) == 1
+    with pytest.raises(SystemExit):  # the bound is the question's: never left out
+        hw.main(["hash", "q.z", "[3, 4]", "--registry", str(registry)])
     assert hw.main(["cost", "--registry", str(registry)]) == 0
     assert "q.x" in capsys.readouterr().out
 
@@ -413,7 +493,7 @@ def test_record_command_fills_the_registry_from_a_notebook(tmp_path):
             v4.new_code_cell(
                 "from booktools.homework import check\n"
                 "answer = 2.5\n"
-                'check("t.answer", answer, atol=0.01)'
+                'check("t.answer", answer, atol=0.01, bound=10)'
             )
         ],
         metadata={"kernelspec": {"name": "python3", "display_name": "Python 3"}},
@@ -607,7 +687,7 @@ def test_hidden_tests_may_not_compare_against_lincls():
 
 
 def test_hidden_tests_may_not_assert_a_self_checked_value(registry):
-    hw.record_answer("fixture.mistakes", 3, atol=0.1, registry=registry)
+    hw.record_answer("fixture.mistakes", 3, atol=0.1, bound=100, registry=registry)
     nb = hidden_notebook("", "assert training_mistakes == 3\nrng = np.random.default_rng(3)",
                          'check("fixture.mistakes", training_mistakes)')
     [error] = hw.validate_notebook(nb, "nb.ipynb", registry=registry)

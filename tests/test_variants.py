@@ -20,7 +20,8 @@ import pytest
 import lincls
 from booktools import homework as hw
 from booktools.homework import scoring
-from booktools.homework.grading import read_values, values_path
+from booktools.homework.grading import read_values, self_check_names, values_path
+from booktools.homework.table import ReleaseCosts
 from booktools.homework.variants import ANSWERS_SUFFIX, with_parameters
 from lincls.homework.answers import GRADING_ENV, _diagnose, _load_registry
 
@@ -182,6 +183,20 @@ def test_no_secret_in_the_release_or_the_package(runs):
                     assert secret.encode() not in data, p
 
 
+def test_every_variant_holds_the_questions_bound(runs):
+    """The registries of two course variants and the book's agree on everything but the
+    salt, the grid and the digest: the bound is the question's, not the answer's."""
+    public = ("kind", "atol", "shape", "normalized", "bound")
+    shipped = _load_registry(hw.ANSWERS)["answers"]
+    for path in HOMEWORK:
+        a, b = (_load_registry(runs["tmp"] / v / "student" / f"{path.stem}{ANSWERS_SUFFIX}")
+                ["answers"] for v in ("A", "B"))
+        assert set(a) == set(b) and set(a) <= set(shipped)
+        for name in a:
+            stated = [{k: reg[name][k] for k in public} for reg in (a, b, shipped)]
+            assert stated[0] == stated[1] == stated[2], name
+
+
 def test_release_with_a_secret_is_reproducible(runs):
     tmp = runs["tmp"]
     for kind in ("student", "grading"):
@@ -203,8 +218,9 @@ def test_one_variant_per_student(tmp_path):
     ids = hw.read_roster(roster)
     assert ids == ["s01", "s02"]
     src = BOOK / "homework2.ipynb"
+    costs = ReleaseCosts(seconds=0.1)
     written = hw.release(src, tmp_path / "out", grading=tmp_path / "grading",
-                         seed=SECRETS["A"], students=ids)
+                         seed=SECRETS["A"], students=ids, costs=costs)
     assert written == [tmp_path / "out" / sid / src.name for sid in ids]
     sources = [nbformat.read(p, 4) for p in written]
     params = [nb.cells[hw.variants.parameters_index(nb)].source for nb in sources]
@@ -216,6 +232,17 @@ def test_one_variant_per_student(tmp_path):
         # the teacher's values of the grading version's expected calls, never the student's
         assert read_values(values_path(tmp_path / "grading" / sid / src.name))
         assert not (tmp_path / "out" / sid / "homework2.expected.json").exists()
+    # the teacher's cost table: per self-check, the cheaper of the two students' variants
+    weakest = {row["name"]: row for row in costs.weakest()}
+    assert set(weakest) == set(self_check_names(nbformat.read(src, 4)))
+    for name, row in weakest.items():
+        mine = [r for r in costs.rows if r["name"] == name]
+        assert row["variants"] == 2 and row["hashes"] == min(r["hashes"] for r in mine)
+        assert row["student"] in ids and row["search"] is not None
+    # Novikoff's bound needs no answer (the prior), and the updates are a small count
+    assert weakest["homework2.updates_and_bound"]["search"] < 10**4 < weakest[
+        "homework2.updates_and_bound"]["uniform"]
+    assert "Weakest variant" in costs.table()
     for bad in ("", "id\ns 01\n", "id\ns01\ns01\n"):
         roster.write_text(bad)
         with pytest.raises(ValueError):

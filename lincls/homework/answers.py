@@ -13,8 +13,10 @@ one whole brute-force step can be, and says what a brute force costs:
   question itself says about the size of the answer) and the digest;
 * :func:`check` says "right" or "wrong" for the whole answer (and "wrong shape" or "not
   a number", which the question states anyway), never which entries differ;
-* :func:`brute_force_cost` states, for every answer, how many hashes a brute force over
-  its answer space at its tolerance needs and how long that takes.
+* :func:`brute_force_cost` states, for every answer, how many hashes a brute force needs
+  and how long that takes: over the whole answer space, or (given the answer and what
+  the notebook prints, which only the teacher has) outward from zero or from a printed
+  value, whichever is shorter.
 
 The module also holds :func:`expected`, which marks the teacher's value inside a hidden
 test (the release tools in ``booktools.homework.grading`` record it).
@@ -26,6 +28,7 @@ import hashlib
 import hmac
 import json
 import math
+import numbers
 import os
 import re
 import secrets
@@ -47,6 +50,9 @@ FORMAT = 2
 KDF = {"name": "scrypt", "n": 2**14, "r": 8, "p": 1}
 #: A self-check that a brute force inverts faster than this (seconds) is flagged.
 FLAG_SECONDS = 60.0
+#: The cores of the attacker the teachers' table also states (a brute force splits
+#: evenly: each core tries its own values).
+ATTACKER_CORES = 64
 
 
 def _load_registry(path):
@@ -131,9 +137,11 @@ def record_answer(name, value, *, atol=1e-6, normalized=False, bound=None, regis
     answer within ``atol`` of this one, entry by entry, and rejects every answer with an
     entry further than ``8 * atol``.
 
-    ``bound`` is what the question tells the student about the answer's size (every
-    entry lies in ``[-bound, bound]``); it is stored and used for the brute-force cost.
-    By default it is the smallest power of ten at least as large as the largest entry.
+    ``bound`` (required) is what the question tells the student about the answer's size:
+    every entry lies in ``[-bound, bound]``. It is stored and used for the brute-force
+    cost, so it must be fixed per question, never derived from the value: in a course
+    release every variant's registry holds the same bound, and a value-derived one would
+    give away the order of magnitude of each student's answer.
 
     ``key`` (hex), given by a course release, makes the salt and the grid a keyed hash
     of ``name`` instead of random, so releasing twice writes the same registry.
@@ -151,9 +159,11 @@ def record_answer(name, value, *, atol=1e-6, normalized=False, bound=None, regis
         raise ValueError(f"answer {name!r} is declared normalized but its norm is not 1")
     largest = float(np.max(np.abs(arr))) if arr.size else 0.0
     if bound is None:
-        bound = 10.0 ** max(0, math.ceil(math.log10(largest))) if largest > 0 else 1.0
-    if not (isinstance(bound, (int, float)) and bound >= largest and math.isfinite(bound)):
-        raise ValueError(f"bound must be a number >= the largest entry ({largest:g})")
+        raise ValueError(f"answer {name!r}: state bound=, what the question says about the "
+                         "size of every entry (the same for every variant)")
+    if not (isinstance(bound, numbers.Real) and math.isfinite(bound) and bound >= largest):
+        raise ValueError(f"answer {name!r}: bound must be a number >= the largest entry "
+                         f"({largest:g}), got {bound!r}")
     path = Path(registry) if registry is not None else ANSWERS
     data = _load_registry(path)
     integer = atol < 0.5 and bool(np.all(arr == np.round(arr)))
@@ -197,7 +207,8 @@ def _diagnose(kdf, entry, name, value):
     return right, "right" if right else "wrong"
 
 
-def check(name, value, *, atol=1e-6, normalized=False, bound=None, registry=None, quiet=False):
+def check(name, value, *, atol=1e-6, normalized=False, bound=None, prior=None, registry=None,
+          quiet=False):
     """Check an answer against its slow salted hash and say whether it is right.
 
     The registry (``lincls/homework/answers.json``) holds one scrypt hash per answer,
@@ -214,6 +225,11 @@ def check(name, value, *, atol=1e-6, normalized=False, bound=None, registry=None
     atol, normalized, bound : float, bool, float
         Used only when recording (see :func:`record_answer`); checking uses the
         values stored with the answer.
+    prior : float or array-like, optional
+        Used only when recording: what the notebook prints (or lets a student compute
+        without solving) that lies near the answer, e.g. a theory value. It is never
+        stored in the registry; a release uses it to state what a search outward from
+        it costs (see :func:`brute_force_cost`).
     registry : path-like, optional
         Another registry file (default: the one shipped with lincls).
     quiet : bool
@@ -235,7 +251,8 @@ def check(name, value, *, atol=1e-6, normalized=False, bound=None, registry=None
     --------
     >>> import tempfile, os
     >>> reg = os.path.join(tempfile.mkdtemp(), "answers.json")
-    >>> _ = record_answer("demo.w", [0.6, 0.8], atol=1e-3, normalized=True, registry=reg)
+    >>> _ = record_answer("demo.w", [0.6, 0.8], atol=1e-3, normalized=True, bound=1,
+    ...                   registry=reg)
     >>> check("demo.w", [0.6, 0.8001], registry=reg)
     demo.w: right
     True
@@ -254,8 +271,11 @@ def check(name, value, *, atol=1e-6, normalized=False, bound=None, registry=None
         )
         values = os.environ.get(RECORD_VALUES_ENV)
         if values:
+            item = {"key": name, "value": _to_json(value)}
+            if prior is not None:
+                item["prior"] = _to_json(prior)
             with open(values, "a", encoding="utf-8") as f:
-                f.write(json.dumps({"key": name, "value": _to_json(value)}) + "\n")
+                f.write(json.dumps(item) + "\n")
         if not quiet:
             print(f"{name}: recorded")
         return True
@@ -298,13 +318,46 @@ def answer_space(entry):
     return per_entry**free * (2 if free < size else 1)
 
 
-def brute_force_cost(registry=None, seconds=None):
-    """For every answer: its space, the hashes a brute force needs on average, the time.
+def search_tries(entry, value, priors=()):
+    """How many values a search outward from zero, or from each of ``priors``, tries
+    before it meets ``value`` (the teacher's answer of ``entry``).
 
-    Returns a list of dicts with ``name``, ``space`` (values to try), ``hashes`` (half
-    the space: the expected number of tries), ``seconds`` (that many hashes on one
-    core of this machine, at ``seconds`` per hash, measured if not given) and ``flag``
-    (True when that is under a minute).
+    Entry by entry, the search starts from the grid cell of zero or of the prior
+    (whichever is nearer) and steps outward, one cell at a time on either side: ``d``
+    cells away, it finds the entry after ``2 d + 1`` tries. Over the entries (all but
+    the last of a normalized answer, whose sign doubles the count) the tries multiply:
+    the box of cells as far from the start as the answer, which a search that knew the
+    distances would sweep. That is a lower estimate of what the attacker needs, so a
+    cost computed from it does not overstate the protection.
+    """
+    arr = np.asarray(value, dtype=float).reshape(entry["shape"]).ravel()
+    starts = [np.zeros_like(arr)]
+    for prior in priors:
+        starts.append(np.broadcast_to(np.asarray(prior, dtype=float),
+                                      np.shape(value)).ravel())
+    here = np.array(_bins(entry, arr))
+    dist = np.min([np.abs(here - np.array(_bins(entry, s))) for s in starts], axis=0)
+    free = arr.size - 1 if entry["normalized"] and arr.size > 1 else arr.size
+    tries = 2 if free < arr.size else 1
+    for d in dist[:free]:
+        tries *= 2 * int(d) + 1
+    return tries
+
+
+def brute_force_cost(registry=None, seconds=None, values=None, cores=ATTACKER_CORES):
+    """For every answer: its space, the hashes a brute force needs, and the time.
+
+    Returns a list of dicts with ``name``, ``space`` (values to try), ``uniform`` (half
+    the space: the expected tries of a search that knows only the bound), ``search``
+    (with ``values``: the tries of :func:`search_tries`, else None), ``hashes`` (the
+    fewer of the two), ``seconds`` (that many hashes on one core of this machine, at
+    ``seconds`` per hash, measured if not given), ``flag`` (True when that is under
+    :data:`FLAG_SECONDS`), and ``cores_seconds`` and ``cores_flag``, the same on
+    ``cores`` cores (the tries split evenly between them).
+
+    ``values`` maps answer names to the teacher's answer, or to a dict with ``value``
+    and optionally ``priors`` (a list of values the notebook prints near it); only the
+    teacher has them, so without them the cost assumes a search over the whole space.
     """
     path = ANSWERS if registry is None else Path(registry)
     data = _load_registry(path)
@@ -312,13 +365,28 @@ def brute_force_cost(registry=None, seconds=None):
     rows = []
     for name, entry in data["answers"].items():
         space = answer_space(entry)
-        hashes = max(1, space // 2)
+        uniform = max(1, space // 2)
+        search = None
+        if values is not None and name in values:
+            known = values[name]
+            if not (isinstance(known, dict) and "value" in known):
+                known = {"value": known}
+            search = search_tries(entry, _from_json(known["value"]),
+                                  [_from_json(p) for p in known.get("priors", [])])
+        hashes = uniform if search is None else min(uniform, search)
         rows.append({
-            "name": name, "space": space, "hashes": hashes,
-            "seconds": hashes * per_hash, "flag": hashes * per_hash < FLAG_SECONDS,
-            "seconds_per_hash": per_hash,
+            "name": name, "space": space, "uniform": uniform, "search": search,
+            "hashes": hashes, "seconds": hashes * per_hash,
+            "flag": hashes * per_hash < FLAG_SECONDS, "seconds_per_hash": per_hash,
+            "cores": cores, "cores_seconds": hashes * per_hash / cores,
+            "cores_flag": hashes * per_hash / cores < FLAG_SECONDS,
         })
     return rows
+
+
+def _from_json(value):
+    """A value as :func:`_to_json` wrote it (arrays as ``{"ndarray": ...}``)."""
+    return value["ndarray"] if isinstance(value, dict) and "ndarray" in value else value
 
 
 # ---------------------------------------------------------------------------------

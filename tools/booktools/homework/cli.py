@@ -50,6 +50,7 @@ def _record_notebooks(paths, registry):
 
 
 def cmd_release(args):
+    from .table import ReleaseCosts
     from .variants import read_roster, read_secret
 
     students = read_roster(args.students) if args.students else None
@@ -58,9 +59,13 @@ def cmd_release(args):
         secret = read_secret(args.secret_file)
     elif students is not None:
         raise ValueError("one variant per student (--students) needs --seed")
+    costs = ReleaseCosts() if secret is not None else None
     for path in release(args.src, args.out, grading=args.grading, seed=secret,
-                        students=students):
+                        students=students, costs=costs):
         print(f"wrote {path}")
+    if costs is not None and costs.rows:  # for the teacher's eyes: never written out
+        print("\nWhat a brute force of each self-check costs (the weakest variant):\n")
+        print(costs.table())
     return 0
 
 
@@ -251,14 +256,16 @@ def _parser():
     p.add_argument("value", help="a number or a JSON list, e.g. '[0.6, 0.8]'")
     p.add_argument("--atol", type=float, default=1e-6)
     p.add_argument("--normalized", action="store_true")
-    p.add_argument("--bound", type=float, default=None, help="public bound on the entries")
+    p.add_argument("--bound", type=float, required=True,
+                   help="what the question says about the size of every entry")
     p.add_argument("--registry", default=str(answers.ANSWERS))
     p.set_defaults(run=cmd_hash)
     p = sub.add_parser("record", help="run teacher notebooks; their check() calls record")
     p.add_argument("notebooks", nargs="+")
     p.add_argument("--registry", default=str(answers.ANSWERS))
     p.set_defaults(run=cmd_record)
-    p = sub.add_parser("cost", help="what a brute force of every self-check costs here")
+    p = sub.add_parser("cost", help="what a brute force over the bound of every self-check "
+                                   "costs here (release --seed prices each variant)")
     p.add_argument("--registry", default=str(answers.ANSWERS))
     p.set_defaults(run=cmd_cost)
     p = sub.add_parser("student-book", help="build the student site (no solutions)")

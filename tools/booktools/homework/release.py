@@ -90,7 +90,7 @@ def _student_version(nb, path):
     return student
 
 
-def release(src, out, grading=None, seed=None, students=None):
+def release(src, out, grading=None, seed=None, students=None, costs=None):
     """Write student versions of the teacher notebooks in ``src`` to ``out``, atomically.
 
     Every notebook is read and validated first; if any is malformed, a
@@ -127,6 +127,9 @@ def release(src, out, grading=None, seed=None, students=None):
     students : list of str, optional
         Student ids (with ``seed``): one variant per student, in ``out/ID/`` (and
         ``grading/ID/``), each with a seed derived from the secret and the id.
+    costs : booktools.homework.table.ReleaseCosts, optional
+        With ``seed``: receives every variant's registry and answers, to state what
+        inverting its self-checks costs (nothing of it is written to ``out``).
 
     Returns
     -------
@@ -163,7 +166,8 @@ def release(src, out, grading=None, seed=None, students=None):
         raise MalformedHomework(errors)
     rel = {path: path.relative_to(root) for path, _, _ in students_nb}
     if seed is not None:
-        mine, graded = _variants(students_nb, rel, seed, students, grading is not None)
+        mine, graded = _variants(students_nb, rel, seed, students, grading is not None,
+                                 costs)
     else:
         mine = [(rel[path], _text(student)) for path, _, student in students_nb]
         graded = []
@@ -219,7 +223,7 @@ def _text(nb):
     return nbformat.writes(nb) + "\n"
 
 
-def _variants(notebooks, rel, secret, students, grading):
+def _variants(notebooks, rel, secret, students, grading, costs=None):
     """``(student files, grading files)`` of the course variant (or one per student)."""
     from .grading import grading_notebook
     from .notebook import hidden_sources
@@ -242,9 +246,10 @@ def _variants(notebooks, rel, secret, students, grading):
                 registry = Path(tmp) / answers
                 try:
                     with_parameters(nb, path, seed)  # has its parameters cell
-                    values, _ = record_variant(nb, path, seed,
-                                               variant_key(secret, path.stem, student),
-                                               registry)
+                    priors = {}
+                    values, checked = record_variant(nb, path, seed,
+                                                     variant_key(secret, path.stem, student),
+                                                     registry, priors=priors)
                     if grading:
                         _refuse_protected(nb, path, values, registry)
                 except HomeworkError as exc:
@@ -260,6 +265,8 @@ def _variants(notebooks, rel, secret, students, grading):
                 files = []
                 if registry.exists():
                     files.append((name.with_name(answers), registry.read_text("utf-8")))
+                    if costs is not None:
+                        costs.add(registry, checked, priors, student)
                 else:
                     answers = None
             mine.append((name, _text(with_parameters(student_nb, path, seed, answers))))

@@ -17,7 +17,10 @@ takes the data of its graded questions from ``SEED``, set in the one code cell t
 * the teacher notebook is executed with that seed (:func:`record_variant`): its
   ``check`` calls record the self-check registry of the variant, a file written beside
   the notebook (salts and grids are keyed hashes too, so a release is reproducible), and
-  its ``expected`` calls give the values of the grading version's hidden tests;
+  its ``expected`` calls give the values of the grading version's hidden tests; its
+  answers, and what it prints near them (``check(..., prior=...)``), price the variant's
+  self-checks for the teacher (:class:`booktools.homework.table.ReleaseCosts`); a
+  registry's bounds are the questions', the same in every variant;
 * the student version's parameters cell holds the derived seed and the registry's file
   name: nothing else differs, and nothing in the output depends on SECRET but through
   the key derivation, so neither SECRET nor another variant's seed can be computed from
@@ -224,12 +227,14 @@ def fixed_names(nb):
     return list(nb.metadata.get("lincls", {}).get("fixed", []))
 
 
-def record_variant(nb, path, seed, key, registry, timeout=600):
+def record_variant(nb, path, seed, key, registry, timeout=600, priors=None):
     """Execute the teacher notebook ``nb`` with ``seed``; its ``check`` calls record
     into ``registry`` (salts and grids keyed by ``key``).
 
     Returns ``(expected, checked)``: the values of its ``expected`` calls and of its
-    self-checks, by name (the latter for tests; a release never writes them).
+    self-checks, by name (the latter for tests and the teacher's cost table; a release
+    never writes them). A dict given as ``priors`` receives, by self-check name, the
+    ``prior=`` of its ``check`` call (what the notebook prints near the answer).
     """
     from lincls.homework.answers import RECORD_ENV, RECORD_KEY_ENV, RECORD_VALUES_ENV
 
@@ -256,6 +261,8 @@ def record_variant(nb, path, seed, key, registry, timeout=600):
         for line in values.read_text(encoding="utf-8").splitlines():
             item = json.loads(line)
             checked[item["key"]] = item["value"]
+            if priors is not None and "prior" in item:
+                priors[item["key"]] = item["prior"]
     return expected, checked
 
 
