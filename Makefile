@@ -183,10 +183,11 @@ book-clean:
 wheel: $(VENV)/.installed-dev
 	$(BIN)/pytest -m wheel --timeout 1800 tests/test_wheel.py
 
-## portability: every chapter under three OpenBLAS kernels this CPU runs (its default with
-## two BLAS threads, Prescott, one more with numba's generic CPU), in parallel: each must
-## run, and its prose numbers must read the same (declared timings aside); the homework
-## passes nbval under the third (tests/test_portability.py)
+## portability: every chapter under three OpenBLAS kernels this CPU runs (its default, as
+## the build ran it: read from the build's execution cache; Prescott; one more with two BLAS
+## threads and numba's generic CPU), in parallel: each must run, and its prose numbers must
+## read the same (declared timings aside); the homework passes nbval under the third
+## (tests/test_portability.py)
 portability:
 	$(BIN)/pytest -m portability --timeout 3600 tests/test_portability.py
 
