@@ -42,7 +42,7 @@ from urllib.parse import unquote
 import jupytext
 import pytest
 import yaml
-from chromium import launch, require_chromium
+from chromium import require_chromium
 
 ROOT = Path(__file__).resolve().parents[1]
 BIN = Path(sys.executable).parent
@@ -115,7 +115,7 @@ def server_url(runtime, pid):
         raise ValueError(f"{info}: not written yet") from exc
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")  # a pytest worker keeps it while it takes other tests too
 def lab(tmp_path_factory):
     """A JupyterLab server as on Binder; yields (base URL, token); stopped even on failure."""
     home = tmp_path_factory.mktemp("jupyter")
@@ -173,12 +173,6 @@ def lab(tmp_path_factory):
         log.close()
 
 
-@pytest.fixture(scope="module")
-def browser():
-    with launch() as chromium:
-        yield chromium
-
-
 def api(base, token, path, method="GET"):
     request = urllib.request.Request(f"{base}api/{path}", method=method,
                                      headers={"Authorization": f"token {token}"})
@@ -213,6 +207,17 @@ def launch_path(chapter):
 def screenshot(page, name):
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     page.screenshot(path=SCREENSHOTS / f"{name}.png")
+
+
+def painted(page):
+    """Wait until what scrolled into view is painted: the cells off screen are skipped by
+    the browser (content-visibility), so their images are decoded, and a frame drawn, only
+    once they are in view."""
+    page.evaluate("""() => Promise.all([...document.images]
+        .filter(img => { const r = img.getBoundingClientRect();
+                         return r.bottom > 0 && r.top < innerHeight; })
+        .map(img => img.decode().catch(() => null)))
+        .then(() => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r))))""")
 
 
 @pytest.mark.parametrize("chapter", chapters())
@@ -285,18 +290,18 @@ def test_chapter_reads_as_a_notebook(lab, browser, chapter):
         # cell that quotes a computed number (cells off screen render lazily: let them paint)
         top = "n => n.scrollIntoView({block: 'start'})"
         page.locator(f"{PANEL} .jp-Cell").first.evaluate(top)
-        page.wait_for_timeout(1000)
+        painted(page)
         screenshot(page, name)
         markdown = [c for c in jupytext.read(ROOT / chapter).cells if c.cell_type == "markdown"]
         quoting = [i for i, c in enumerate(markdown) if "{eval}" in c.source]
         if quoting:
             page.locator(f"{PANEL} .jp-MarkdownCell").nth(quoting[0]).evaluate(top)
-            page.wait_for_timeout(1000)
+            painted(page)
             screenshot(page, name + "_numbers")
         citations = page.locator(CITATIONS)
         if citations.count():
             citations.first.evaluate("n => n.scrollIntoView({block: 'center'})")
-            page.wait_for_timeout(1000)
+            painted(page)
             screenshot(page, name + "_citations")
     except BaseException:  # also pytest.fail
         screenshot(page, name.replace("lab_", "lab_failed_"))
