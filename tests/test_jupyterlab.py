@@ -173,6 +173,16 @@ def lab(tmp_path_factory):
         log.close()
 
 
+@pytest.fixture(scope="session")
+def lab_context(browser):
+    """One browser context for the chapters: after the first, JupyterLab's scripts come
+    from its cache (each chapter opens with ?reset, in a page of its own)."""
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    context.set_default_timeout(60_000)
+    yield context
+    context.close()
+
+
 def api(base, token, path, method="GET"):
     request = urllib.request.Request(f"{base}api/{path}", method=method,
                                      headers={"Authorization": f"token {token}"})
@@ -221,12 +231,10 @@ def painted(page):
 
 
 @pytest.mark.parametrize("chapter", chapters())
-def test_chapter_reads_as_a_notebook(lab, browser, chapter):
+def test_chapter_reads_as_a_notebook(lab, lab_context, chapter):
     base, token = lab
     name = "lab_" + Path(chapter).stem
-    context = browser.new_context(viewport={"width": 1280, "height": 900})
-    context.set_default_timeout(60_000)
-    page = context.new_page()
+    page = lab_context.new_page()
     # JupyterLab runs with its network features off: nothing of its own may leave the
     # machine. Outputs may link CDN assets (matplotlib's JavaScript animations link Font
     # Awesome); on Binder they load, here they fail harmlessly, so they are allowed.
@@ -308,6 +316,5 @@ def test_chapter_reads_as_a_notebook(lab, browser, chapter):
         raise
     finally:
         page.close()
-        context.close()
         for session in api(base, token, "sessions"):
             api(base, token, f"sessions/{session['id']}", method="DELETE")
