@@ -270,10 +270,11 @@ def test_chapter_reads_as_a_notebook(lab, lab_context, chapter):
         executed = page.locator(".jp-NotebookPanel:visible .jp-CodeCell .jp-InputPrompt")
         assert executed.count() == n_code
 
-        # The markdown cells' inline expressions are evaluated after the cells run.
+        # The markdown cells' inline expressions are evaluated after the cells run (up to
+        # 90 s: two JupyterLabs run chapters side by side, and the machine may be busy).
         try:
             page.wait_for_function(f"() => ({PLACEHOLDERS})({json.dumps(PANEL)}).length === 0",
-                                   timeout=30_000, polling=500)
+                                   timeout=90_000, polling=500)
         except Exception:  # the assertion below says which
             pass
         placeholders = page.evaluate(PLACEHOLDERS, PANEL)
