@@ -183,21 +183,22 @@ book-clean:
 wheel: $(VENV)/.installed-dev
 	$(BIN)/pytest -m wheel --timeout 1800 tests/test_wheel.py
 
-## portability: every chapter under three OpenBLAS kernels this CPU runs (its default with
-## two BLAS threads, Prescott, one more with numba's generic CPU), in parallel: each must
-## run, and its prose numbers must read the same (declared timings aside); the homework
-## passes nbval under the third (tests/test_portability.py)
+## portability: every chapter under three OpenBLAS kernels this CPU runs (its default, as
+## the build ran it: read from the build's execution cache; Prescott; one more with two BLAS
+## threads and numba's generic CPU), in parallel: each must run, and its prose numbers must
+## read the same (declared timings aside); the homework passes nbval under the third
+## (tests/test_portability.py)
 portability:
 	$(BIN)/pytest -m portability --timeout 3600 tests/test_portability.py
 
 ## make browser: the built site (and the student site, after student-book) in headless
 ## Chromium with axe-core, keyboard and dark-mode checks, and the Binder path in JupyterLab
-## (after `make pdf`: every page's download menu links the book's PDF). Two pytest workers,
-## a test file each (the website's pages count what they saw, in one process), each with
-## its own Chromium.
+## (after `make pdf`: every page's download menu links the book's PDF). Two pytest workers
+## share the tests, the JupyterLab chapters (the longest) first; each worker has one
+## Chromium and, once it takes a chapter, one JupyterLab.
 browser: $(VENV)/.installed-dev $(VENDOR)/.installed chromium pdf
-	$(BIN)/pytest -m browser -n 2 --dist loadfile --timeout 600 \
-	  tests/test_browser.py tests/test_jupyterlab.py
+	$(BIN)/pytest -m browser -n 2 --dist load --timeout 600 \
+	  tests/test_jupyterlab.py tests/test_browser.py
 
 ## make pythons: a fresh venv on every other supported Python found (lincls tests, one
 ## chapter), the one-line refusal of older ones, and the README's route without make; two

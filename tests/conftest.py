@@ -21,3 +21,14 @@ def run_tmpdir(tmp_path_factory):
         patch.setattr(tempfile, "tempdir", str(tmp))
         yield tmp
 
+
+
+@pytest.fixture(scope="session")
+def browser():
+    """One headless Chromium per test process, shared by the browser test modules: a
+    pytest worker that runs tests of both keeps it (Playwright's sync API runs one at a time)."""
+    from chromium import launch, require_chromium
+
+    require_chromium()  # skips (fails under CI=true) where there is none
+    with launch() as chromium:
+        yield chromium

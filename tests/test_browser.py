@@ -26,7 +26,7 @@ from urllib.parse import unquote, urlsplit
 
 import pytest
 import yaml
-from chromium import launch, require, require_chromium
+from chromium import require, require_chromium
 
 ROOT = Path(__file__).resolve().parents[1]
 HTML = ROOT / "_build" / "html"
@@ -95,7 +95,9 @@ def serve(directory):
         httpd.server_close()
 
 
-@pytest.fixture(scope="module")
+# Session scope: a pytest worker keeps them while it takes tests of other modules too
+# (the browser: tests/conftest.py).
+@pytest.fixture(scope="session")
 def server():
     if not (HTML / "index.html").exists():
         pytest.fail("_build/html is missing: build the book first (make book)")
@@ -103,14 +105,7 @@ def server():
         yield url
 
 
-@pytest.fixture(scope="module")
-def browser():
-    """One Chromium for the module (Playwright's sync API runs one instance at a time)."""
-    with launch() as chromium:
-        yield chromium
-
-
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def offline(browser, server):
     with offline_context(browser, server) as found:
         yield found
@@ -172,14 +167,46 @@ def open_page(offline, server, name, query=""):
     return page, problems
 
 
-# How many of each checked thing the pages had, so that a selector gone stale cannot
-# make the checks pass by finding nothing.
-SEEN = {"math": 0, "images": 0, "widgets": 0, "animations": 0, "dropdowns": 0, "links": 0,
-        "axe checks": 0, "alt texts": 0}
+# What the checks look for, each with its live selector and how to find it in a page's HTML
+# file: where the file has it, the selector must find it in the browser, so that a selector
+# gone stale cannot make the checks pass by finding nothing.
+def _classes(*names):
+    """Whether an element of the HTML has all the class names `names`."""
+    return lambda text: any(set(names) <= set(c.split())
+                            for c in re.findall(r'<\w+ class="([^"]*)"', text))
 
 
-def count(page, what, selector):
-    SEEN[what] += page.locator(selector).count()
+def _article(text):
+    """The page's article (the theme's <article class="bd-article">), as HTML text."""
+    start = text.find('<article class="bd-article"')
+    return text[start:text.find("</article>", start)] if start >= 0 else ""
+
+
+KINDS = {  # (the article is inside <main>)
+    "math": ("main mjx-container", lambda text: _classes("math")(_article(text))),
+    "images": ("img", lambda text: "<img " in text),
+    "widgets": ("main .jupyter-widgets",
+                lambda text: "application/vnd.jupyter.widget-view+json" in _article(text)),
+    "animations": ("div.animation", _classes("animation")),
+    "dropdowns": ("main div.admonition.dropdown, main details",
+                  lambda text: _classes("admonition", "dropdown")(_article(text))
+                  or "<details" in _article(text)),
+    "links": ("a.reference.internal", _classes("reference", "internal")),
+    "alt texts": ("article.bd-article img", lambda text: "<img " in _article(text)),
+}
+
+
+def expected_kinds(path):
+    """The kinds of KINDS that the HTML file `path` holds."""
+    text = path.read_text(errors="ignore")
+    return {kind for kind, (_, found) in KINDS.items() if found(text)}
+
+
+def unseen(page, path):
+    """The kinds the HTML file has but the live selectors do not find on its page."""
+    return [f"{kind}: the file has some, the selector {KINDS[kind][0]!r} finds none"
+            for kind in sorted(expected_kinds(path))
+            if page.locator(KINDS[kind][0]).count() == 0]
 
 
 def typeset(page):
@@ -308,7 +335,6 @@ def axe(page, name):
         new Promise(r => setTimeout(() => r(null), 60000))])""")
     if violations is None:
         return [f"{name}: axe did not finish within 60 s"]
-    SEEN["axe checks"] += 1
     return [f"{name}: {v['id']} ({v['impact']}): {node['target']} {node['html'][:100]!r}"
             f" - {v['help']}"
             for v in violations if v["impact"] in SERIOUS for node in v["nodes"]]
@@ -318,7 +344,6 @@ def alt_texts(page, name):
     """Every image of the article has alt text that says what it shows: three words or
     more, and no file name, extension or hash (Sphinx writes the file's path where alt
     text is missing). The theme's icons (Binder logo...) are outside the article."""
-    SEEN["alt texts"] += page.locator("article.bd-article img").count()
     bad = page.evaluate(r"""() => [...document.querySelectorAll('article.bd-article img')]
         .map(img => [img.src.slice(0, 200), img.getAttribute('alt')])
         .filter(([src, alt]) => {
@@ -355,13 +380,8 @@ def links(page, server, name):
 def test_page(offline, server, name):
     page, problems = open_page(offline, server, name)
     try:
-        for what, selector in [
-                ("math", "main mjx-container"), ("images", "img"),
-                ("widgets", "main .jupyter-widgets"), ("animations", "div.animation"),
-                ("dropdowns", "main div.admonition.dropdown, main details"),
-                ("links", "a.reference.internal")]:
-            count(page, what, selector)
         found = typeset(page) + images(page) + widgets(page) + animations(page)
+        found += unseen(page, HTML / f"{name}.html")
         if name in screenshot_pages():
             SCREENSHOTS.mkdir(parents=True, exist_ok=True)
             page.evaluate("() => window.scrollTo(0, 0)")
@@ -384,15 +404,20 @@ def test_root_redirects_to_the_landing_page(offline, server):
     assert problems == []
 
 
-def test_the_checks_saw_every_kind_of_content():
-    """The site has math, images, widgets, an animation, dropdowns and cross-references."""
-    assert all(SEEN.values()), SEEN
+def test_the_site_has_every_kind_of_content():
+    """The site has math, images, widgets, an animation, dropdowns and cross-references (so
+    every check above is used; test_page shows that the browser finds them too)."""
+    if not HTML.exists():
+        pytest.fail("_build/html is missing: build the book first (make book)")
+    found = set().union(*(expected_kinds(HTML / f"{name}.html") for name in site_pages()))
+    assert found == set(KINDS), set(KINDS) - found
 
 
-def test_screenshots_cover_every_part(offline, server):
-    missing = [n for n in screenshot_pages()
-               if not (SCREENSHOTS / (n.replace("/", "_") + ".png")).is_file()]
-    assert missing == []
+def test_screenshots_cover_every_part():
+    """test_page takes a screenshot of the first page of every part: each is a page it opens."""
+    if not HTML.exists():
+        pytest.fail("_build/html is missing: build the book first (make book)")
+    assert set(screenshot_pages()) <= set(site_pages()), set(screenshot_pages()) - set(site_pages())
 
 
 def test_search_finds_perceptron(offline, server):
@@ -411,7 +436,7 @@ def test_search_finds_perceptron(offline, server):
 
 
 # --- the student edition (make student-book): alt text and axe on every page ------------
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def student_offline(browser):
     require((STUDENT_HTML / "index.html").exists(),
             "_build/student/html is missing: build the student edition (make student-book)")

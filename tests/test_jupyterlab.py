@@ -42,7 +42,7 @@ from urllib.parse import unquote
 import jupytext
 import pytest
 import yaml
-from chromium import launch, require_chromium
+from chromium import require_chromium
 
 ROOT = Path(__file__).resolve().parents[1]
 BIN = Path(sys.executable).parent
@@ -115,7 +115,7 @@ def server_url(runtime, pid):
         raise ValueError(f"{info}: not written yet") from exc
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")  # a pytest worker keeps it while it takes other tests too
 def lab(tmp_path_factory):
     """A JupyterLab server as on Binder; yields (base URL, token); stopped even on failure."""
     home = tmp_path_factory.mktemp("jupyter")
@@ -173,10 +173,14 @@ def lab(tmp_path_factory):
         log.close()
 
 
-@pytest.fixture(scope="module")
-def browser():
-    with launch() as chromium:
-        yield chromium
+@pytest.fixture(scope="session")
+def lab_context(browser):
+    """One browser context for the chapters: after the first, JupyterLab's scripts come
+    from its cache (each chapter opens with ?reset, in a page of its own)."""
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    context.set_default_timeout(60_000)
+    yield context
+    context.close()
 
 
 def api(base, token, path, method="GET"):
@@ -215,13 +219,22 @@ def screenshot(page, name):
     page.screenshot(path=SCREENSHOTS / f"{name}.png")
 
 
+def painted(page):
+    """Wait until what scrolled into view is painted: the cells off screen are skipped by
+    the browser (content-visibility), so their images are decoded, and a frame drawn, only
+    once they are in view."""
+    page.evaluate("""() => Promise.all([...document.images]
+        .filter(img => { const r = img.getBoundingClientRect();
+                         return r.bottom > 0 && r.top < innerHeight; })
+        .map(img => img.decode().catch(() => null)))
+        .then(() => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r))))""")
+
+
 @pytest.mark.parametrize("chapter", chapters())
-def test_chapter_reads_as_a_notebook(lab, browser, chapter):
+def test_chapter_reads_as_a_notebook(lab, lab_context, chapter):
     base, token = lab
     name = "lab_" + Path(chapter).stem
-    context = browser.new_context(viewport={"width": 1280, "height": 900})
-    context.set_default_timeout(60_000)
-    page = context.new_page()
+    page = lab_context.new_page()
     # JupyterLab runs with its network features off: nothing of its own may leave the
     # machine. Outputs may link CDN assets (matplotlib's JavaScript animations link Font
     # Awesome); on Binder they load, here they fail harmlessly, so they are allowed.
@@ -257,10 +270,11 @@ def test_chapter_reads_as_a_notebook(lab, browser, chapter):
         executed = page.locator(".jp-NotebookPanel:visible .jp-CodeCell .jp-InputPrompt")
         assert executed.count() == n_code
 
-        # The markdown cells' inline expressions are evaluated after the cells run.
+        # The markdown cells' inline expressions are evaluated after the cells run (up to
+        # 90 s: two JupyterLabs run chapters side by side, and the machine may be busy).
         try:
             page.wait_for_function(f"() => ({PLACEHOLDERS})({json.dumps(PANEL)}).length === 0",
-                                   timeout=30_000, polling=500)
+                                   timeout=90_000, polling=500)
         except Exception:  # the assertion below says which
             pass
         placeholders = page.evaluate(PLACEHOLDERS, PANEL)
@@ -285,24 +299,23 @@ def test_chapter_reads_as_a_notebook(lab, browser, chapter):
         # cell that quotes a computed number (cells off screen render lazily: let them paint)
         top = "n => n.scrollIntoView({block: 'start'})"
         page.locator(f"{PANEL} .jp-Cell").first.evaluate(top)
-        page.wait_for_timeout(1000)
+        painted(page)
         screenshot(page, name)
         markdown = [c for c in jupytext.read(ROOT / chapter).cells if c.cell_type == "markdown"]
         quoting = [i for i, c in enumerate(markdown) if "{eval}" in c.source]
         if quoting:
             page.locator(f"{PANEL} .jp-MarkdownCell").nth(quoting[0]).evaluate(top)
-            page.wait_for_timeout(1000)
+            painted(page)
             screenshot(page, name + "_numbers")
         citations = page.locator(CITATIONS)
         if citations.count():
             citations.first.evaluate("n => n.scrollIntoView({block: 'center'})")
-            page.wait_for_timeout(1000)
+            painted(page)
             screenshot(page, name + "_citations")
     except BaseException:  # also pytest.fail
         screenshot(page, name.replace("lab_", "lab_failed_"))
         raise
     finally:
         page.close()
-        context.close()
         for session in api(base, token, "sessions"):
             api(base, token, f"sessions/{session['id']}", method="DELETE")

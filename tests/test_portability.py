@@ -2,14 +2,17 @@
 
 DESIGN §9: OpenBLAS picks its kernels per CPU, numba compiles for the host, and a reader's
 JupyterLab may use several BLAS threads; no sentence of the book may depend on that. This
-layer runs every chapter of ``_toc.yml`` in three environments:
+layer compares every chapter of ``_toc.yml`` in three environments:
 
-- ``default``: the OpenBLAS kernel this CPU gets, two BLAS threads (a reader's JupyterLab);
-- ``Prescott``: ``OPENBLAS_CORETYPE=Prescott`` (generic x86-64), one BLAS thread (the build);
+- ``default``: the OpenBLAS kernel this CPU gets, one BLAS thread: the build's own run
+  (``make test`` builds the book just before), read from the build's execution cache
+  (``booktools.sphinxext.execution``; the entry under the key the build computes, so it is
+  the run of this code, these packages, this CPU). A chapter the cache lacks runs here;
+- ``Prescott``: ``OPENBLAS_CORETYPE=Prescott`` (generic x86-64), one BLAS thread;
 - a third: the first kernel of ``OTHER_KERNELS`` that this CPU runs and that OpenBLAS reports
-  as neither of the two above, one BLAS thread, and ``NUMBA_CPU_NAME=generic``. A kernel
-  whose instructions the CPU lacks dies with SIGILL: a tiny matmul in a subprocess finds
-  out, and a line says that kernel is skipped.
+  as neither of the two above, two BLAS threads (a reader's JupyterLab), and
+  ``NUMBA_CPU_NAME=generic``. A kernel whose instructions the CPU lacks dies with SIGILL: a
+  tiny matmul in a subprocess finds out, and a line says that kernel is skipped.
 
 A chapter runs as the build runs it (myst-nb's inline execution, cwd ``book/``): each
 ``{eval}`` role is evaluated in the kernel when its markdown cell is reached, and rendered
@@ -30,13 +33,12 @@ The homework's stored outputs pass nbval in the third environment (``make homewo
 nbval under the default kernel and Prescott). All runs (environments x chapters, and one
 nbval per homework) share one pool of a worker per core and one more (as the build), the
 slowest first. Each environment has its own scratch directories under the test's temporary
-directory; Jupyter's user directories are temporary too. Measured on 2 cores shared with
-other jobs (load average 9): 975 s wall and 11.4 minutes of CPU; on two idle cores that CPU
-time alone is nearly 6 minutes of wall time (an estimate, not measured).
+directory; Jupyter's user directories are temporary too.
 """
 
 import asyncio
 import configparser
+import json
 import os
 import re
 import resource
@@ -48,15 +50,21 @@ from dataclasses import dataclass, field
 from html import unescape
 from itertools import zip_longest
 from pathlib import Path
+from types import SimpleNamespace
 
 import jupytext
+import nbformat
 import pytest
 import yaml
+from jupyter_book.config import get_final_config
 from myst_nb.core.execute.inline import ModifiedNotebookClient
+from myst_nb.core.read import read_myst_markdown_notebook
 from myst_nb.core.render import get_mime_priority
+from myst_parser.config.main import MdParserConfig
 from nbclient.exceptions import CellExecutionError, DeadKernelError
 from test_book_config import one_page_book, toc_files
 
+from booktools.sphinxext import execution
 from booktools.sphinxext.execution import read_jobs
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -70,6 +78,7 @@ OTHER_KERNELS = ("Sandybridge", "Haswell", "Zen", "SkylakeX", "Cooperlake", "Sap
 HEAVY = ("howto_sweeps", "teachers", "reproducing_minover_report", "online_learning",
          "nonseparable", "cover")
 ONE_THREAD = {"OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
+TWO_THREADS = {"OPENBLAS_NUM_THREADS": "2", "OMP_NUM_THREADS": "2", "MKL_NUM_THREADS": "2"}
 
 ROLE = re.compile(r"\{eval\}`([^`]+)`")
 PROSE_KEY = re.compile(r"prose\['([\w-]+)'\]")
@@ -163,14 +172,14 @@ async def blas_kernel(env):
 
 async def environments(scratch, say):
     """The three environments (see the module docstring); lines say what was found."""
-    default = environment("default", scratch / "default", OPENBLAS_NUM_THREADS="2")
+    default = environment("default", scratch / "default", **ONE_THREAD)
     prescott = environment("Prescott", scratch / "Prescott", OPENBLAS_CORETYPE="Prescott",
                            **ONE_THREAD)
     probes = [environment(k, scratch / "probe", OPENBLAS_CORETYPE=k) for k in OTHER_KERNELS]
     found = await asyncio.gather(*(blas_kernel(e) for e in [default, prescott, *probes]))
     (_, default_kernel), (_, prescott_kernel) = found[:2]
-    say(f"portability: default runs OpenBLAS's {default_kernel} kernel with 2 BLAS threads; "
-        f"Prescott runs {prescott_kernel} with one")
+    say(f"portability: default (the build) runs OpenBLAS's {default_kernel} kernel with one "
+        f"BLAS thread; Prescott runs {prescott_kernel} with one")
     assert prescott_kernel != default_kernel, \
         f"OPENBLAS_CORETYPE=Prescott runs the default kernel {default_kernel}: one kernel only"
     third = None
@@ -179,9 +188,9 @@ async def environments(scratch, say):
             say(f"portability: skipped OpenBLAS kernel {probe.name}: this CPU cannot run it "
                 f"(a matmul died with {died(code)})")
         elif third is None and kernel not in (default_kernel, prescott_kernel):
-            third = environment(f"{probe.name}+generic", scratch / "third", **ONE_THREAD,
+            third = environment(f"{probe.name}+generic", scratch / "third", **TWO_THREADS,
                                 OPENBLAS_CORETYPE=probe.name, NUMBA_CPU_NAME="generic")
-            say(f"portability: {third.name} runs {kernel} with one BLAS thread and "
+            say(f"portability: {third.name} runs {kernel} with two BLAS threads and "
                 f"NUMBA_CPU_NAME=generic")
     assert third is not None, f"no kernel of {OTHER_KERNELS} runs here besides the first two"
     return [default, prescott, third]
@@ -195,6 +204,7 @@ class Run:
     printed: dict = field(default_factory=dict)  # code cell -> its printed output
     error: str | None = None
     seconds: float = 0.0
+    cached: bool = False  # read from the build's execution cache, not run here
 
 
 def shown(outputs):
@@ -255,6 +265,42 @@ async def run_chapter(path, env):
     except Exception as exc:  # the kernel did not start, a cell's timeout, ...
         run.error = f"{type(exc).__name__} at {where}: {exc}"
     run.seconds = time.perf_counter() - start
+    return run
+
+
+def build_run(path, root=ROOT):
+    """The build's run of a chapter (book at `root`), read from its execution cache: a Run
+    as run_chapter makes it, or None when the cache holds no entry for this chapter's code
+    as it is (the key is the build's: booktools.sphinxext.execution.cache_key)."""
+    config, *_ = get_final_config(user_yaml=root / "_config.yml", sourcedir=root,
+                                  cli_config={"latex_individualpages": False})
+    folder = config.get("lincls_execution_cache")
+    if not folder:
+        return None
+    settings = SimpleNamespace(**{name: config.get(f"nb_{name}") for name in (
+        "execution_timeout", "execution_allow_errors", "execution_raise_on_error",
+        "execution_in_temp", "eval_name_regex")})
+    nb = read_myst_markdown_notebook(path.read_text(), MdParserConfig(), path=path)
+    with pytest.MonkeyPatch.context() as monkeypatch:  # the build's thread counts (set_jobs)
+        for name in execution.THREADS:
+            monkeypatch.setenv(name, os.environ.get(name, "1"))
+        monkeypatch.setitem(execution._cache, "context", execution.execution_context())
+        key = execution.cache_key(nb, path, settings)
+    try:
+        entry = json.loads((root / folder / f"{key}.json").read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return None
+    evals = {(ran, expr): out for ran, expr, out in entry["evals"]}
+    plan = execution._eval_plan(nb.cells)
+    if not set(plan) <= set(evals):  # as the build decides: such an entry is not used
+        return None
+    run = Run("default", cached=True)
+    for ran, expr in plan:
+        run.prose.setdefault(expr, []).append(shown(evals[ran, expr]))
+    for index, cell in enumerate(nb.cells):
+        if cell.cell_type == "code":
+            outputs = [nbformat.from_dict(o) for o in entry["cells"][str(index)]["outputs"]]
+            run.printed[f"cell {index} ({first_line(cell)})"] = printed(outputs)
     return run
 
 
@@ -358,14 +404,18 @@ async def run_layer(scratch, say):
     """Every chapter in every environment and nbval in the third, in one pool."""
     start = time.perf_counter()
     envs = await environments(scratch, say)
+    built = {p: build_run(p) for p in CHAPTERS}  # the default environment's, where it can
+    say(f"portability: default: {sum(r is not None for r in built.values())} of "
+        f"{len(CHAPTERS)} chapters read from the build's execution cache, the others run")
     heavy = sorted((p for p in CHAPTERS if p.stem in HEAVY), key=lambda p: HEAVY.index(p.stem))
     rest = [p for p in CHAPTERS if p.stem not in HEAVY]
     jobs = ([(p, e) for p in heavy for e in envs] + [(p, envs[2]) for p in HOMEWORK]
             + [(p, e) for p in rest for e in envs])
+    jobs = [(p, e) for p, e in jobs if not (e is envs[0] and built.get(p))]
     workers = read_jobs("auto")
     runner = {".md": run_chapter, ".ipynb": run_nbval}
     done = await run_all([lambda p=p, e=e: runner[p.suffix](p, e) for p, e in jobs], workers)
-    runs = {}
+    runs = {p: [run] for p, run in built.items() if run is not None}
     for (path, _), run in zip(jobs, done):
         runs.setdefault(path, []).append(run)
     layer = Layer(envs, runs)
@@ -376,11 +426,12 @@ async def run_layer(scratch, say):
 def report(layer, wall, workers, say):
     """Say the time it took, the failures, the notes and a table of the differing prose."""
     envs, runs = layer.envs, layer.runs
-    done = [(path, run) for path in runs for run in runs[path]]
+    done = [(path, run) for path in runs for run in runs[path] if not run.cached]
     slowest = sorted(((run.seconds, path.stem, run.env) for path, run in done), reverse=True)
     total = sum(run.seconds for _, run in done)
-    say(f"portability: {len(envs)} environments x {len(CHAPTERS)} chapters and nbval on "
-        f"{len(HOMEWORK)} homework in {wall:.0f} s wall ({total:.0f} s of runs) on {workers} "
+    say(f"portability: {len(done)} runs ({len(envs)} environments x {len(CHAPTERS)} chapters, "
+        f"less those read from the cache, and nbval on {len(HOMEWORK)} homework) in "
+        f"{wall:.0f} s wall ({total:.0f} s of runs) on {workers} "
         "workers; slowest: "
         + ", ".join(f"{stem} ({env}) {s:.0f} s" for s, stem, env in slowest[:6]))
     rows, failed = [], []
@@ -485,6 +536,13 @@ def test_the_layer_reads_prose_as_the_page_shows_it(tmp_path, monkeypatch):
                                   environment("layer", tmp_path / "layer")))
     assert page == [text for texts in run.prose.values() for text in texts]
     assert page == ["two words", "0.1", "np.float64(0.5)", "7", "0.100"]
+    # the build's own run, from its execution cache: the same; and none once the code changes
+    chapter = tmp_path / "book" / "index.md"
+    built = build_run(chapter, root=tmp_path)
+    assert built is not None and built.cached and built.error is None
+    assert built.prose == run.prose and built.printed == run.printed
+    chapter.write_text(chapter.read_text().replace("'k': 7", "'k': 8"))
+    assert build_run(chapter, root=tmp_path) is None
 
 
 @pytest.mark.slow
@@ -535,6 +593,7 @@ def test_a_blas_kernel_the_cpu_lacks_is_skipped_with_a_line(tmp_path, monkeypatc
         envs = asyncio.run(environments(tmp_path, lines.append))
     assert [env.name for env in envs] == ["default", "Prescott", "Sandybridge+generic"]
     assert envs[2].vars["NUMBA_CPU_NAME"] == "generic"
+    assert [env.vars["OPENBLAS_NUM_THREADS"] for env in envs] == ["1", "1", "2"]
     assert ("portability: skipped OpenBLAS kernel SkylakeX: this CPU cannot run it "
             "(a matmul died with signal 4, SIGILL)") in lines
 
