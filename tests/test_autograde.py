@@ -7,6 +7,7 @@ version is reported as not graded; and a folder that is not a grading version is
 before anything is graded.
 """
 
+import contextlib
 import csv
 import shutil
 from pathlib import Path
@@ -149,9 +150,11 @@ def test_an_unreadable_submission_scores_zero(course):
     assert any(p.endswith("; scored zero") and "s01" in p for p in problems)
 
 
-def test_a_course_whose_grades_cannot_be_read_costs_only_its_students(course, monkeypatch):
+def test_a_course_whose_grades_cannot_be_read_costs_only_its_students(course, monkeypatch,
+                                                                       capsys):
     """The rows of every course but a broken one (here: its gradebook is no database),
-    in roster order, as the nbgrader child process reports each course done."""
+    in roster order, as the nbgrader workers report each course done. Without the
+    sandbox, a line on stderr and the first row of the grades say so."""
     import importlib
     import sqlite3
 
@@ -163,12 +166,17 @@ def test_a_course_whose_grades_cannot_be_read_costs_only_its_students(course, mo
         shutil.copy(course["student"] / TEACHER.name, target)
     done = []
 
-    def child(root, jobs, timeout, log):  # nbgrader's work, already done
-        for k, todo in jobs:
-            assert (Path(root) / str(k) / "source" / NAME / TEACHER.name).exists()
-            assert list(todo) == [NAME]
-            done.append(todo[NAME])
-            yield k
+    class Workers(contextlib.nullcontext):  # nbgrader's work, already done
+        def __init__(self, root, jobs, timeout, log, sandbox, workers):
+            super().__init__(self)
+            assert not sandbox and workers == 2
+            for k, todo in jobs:
+                assert (Path(root) / str(k) / "source" / NAME / TEACHER.name).exists()
+                assert list(todo) == [NAME]
+                done.append(todo[NAME])
+
+        def wait(self, k):
+            pass
 
     def scores(course_dir, name, sids):
         if sids == ["s02"]:
@@ -176,11 +184,18 @@ def test_a_course_whose_grades_cannot_be_read_costs_only_its_students(course, mo
         return {sid: {"test_perceptron_step": 2.0, "test_train": 0.0, "why": None,
                       "which_theorem": 0.0} for sid in sids}
 
-    monkeypatch.setattr(ag, "_run_nbgrader_child", child)
+    monkeypatch.setattr(ag, "_Workers", Workers)
     monkeypatch.setattr(ag, "_read_scores", scores)
-    rows, problems = autograde(course["grading"], course["submitted"], students=["s02", "s01"])
+    out = course["tmp"] / "grades.csv"
+    rows, problems = autograde(course["grading"], course["submitted"], students=["s02", "s01"],
+                               out=out, sandbox=False, workers=2)
     assert done == [["s02"], ["s01"]]
-    assert [(r["student"], r["cell"], r["score"], r["note"]) for r in rows] == [
+    assert capsys.readouterr().err == f"autograde: {ag.NO_SANDBOX}\n"
+    assert rows[0] == dict.fromkeys(COLUMNS, "") | {"score": None, "max_score": None,
+                                                    "note": ag.NO_SANDBOX}
+    with open(out, newline="") as f:
+        assert next(csv.DictReader(f))["note"] == ag.NO_SANDBOX
+    assert [(r["student"], r["cell"], r["score"], r["note"]) for r in rows[1:]] == [
         ("s02", "test_perceptron_step", None, ag.NOT_GRADED),
         ("s02", "test_train", None, ag.NOT_GRADED),
         ("s02", "why", None, ag.NOT_GRADED),

@@ -201,15 +201,15 @@ def per_student(tmp_path_factory):
     stray.mkdir(parents=True)
     roots = []
 
-    def child(root, *args):
-        roots.append(Path(root))
-        assert roots[-1].is_dir()
-        yield from run_child(root, *args)
+    class Workers(autograde_module._Workers):
+        def __init__(self, root, *args):
+            roots.append(Path(root))
+            assert roots[-1].is_dir()
+            super().__init__(root, *args)
 
-    run_child = autograde_module._run_nbgrader_child
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(tempfile, "tempdir", str(scratch))
-        patch.setattr(autograde_module, "_run_nbgrader_child", child)
+        patch.setattr(autograde_module, "_Workers", Workers)
         status = hw.main(["autograde", str(tmp / "grading"), str(tmp / "submitted"),
                           "--students", str(roster), "--out", str(tmp / "grades.csv")])
     assert status == 1  # s05 could not be graded
