@@ -425,13 +425,12 @@ def _require_nbgrader():
 #: what failed there.
 DONE = "lincls-autograde: done"
 RESULTS = "lincls-autograde.json"
-#: The uid of worker N's sandboxes, as root (:mod:`.sandbox`).
-SLOT_UID = 60000
 
 
 class _Workers:
     """The nbgrader worker processes (:func:`_run_nbgrader`), each grading every
-    ``workers``-th course of ``jobs`` in its own sandbox slot, their logs and their
+    ``workers``-th course of ``jobs`` (as root, its sandboxes have a uid of their own:
+    :mod:`.sandbox`), their logs and their
     kernels' output kept out of ours (a worker pays nbgrader's imports once);
     ``log`` keeps the tail of their other output. :meth:`wait` returns once a course
     is done or cannot be. A worker that dies loses the course it was grading only: a
@@ -446,26 +445,25 @@ class _Workers:
         _require_nbgrader()
         n = max(1, min(workers or os.cpu_count() or 1, len(jobs)))
         for slot in range(n):
-            self._start(slot, jobs[slot::n])
+            self._start(jobs[slot::n])
 
-    def _start(self, slot, jobs):
+    def _start(self, jobs):
         # nbgrader's database migrations call alembic, installed beside this interpreter
         bin_dir = str(Path(sys.executable).parent)
         env = dict(os.environ, PATH=f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}")
         code = ("import sys; from booktools.homework.autograde import _run_nbgrader; "
                 "_run_nbgrader(*sys.argv[1:])")
-        uid = str(SLOT_UID + slot) if self.sandbox else ""
         child = subprocess.Popen(
             [sys.executable, "-c", code, str(self.root), json.dumps(jobs),
-             str(int(self.timeout)), uid],
+             str(int(self.timeout)), "sandbox" if self.sandbox else ""],
             cwd=self.root, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
             text=True)
         self.children.append(child)
-        thread = threading.Thread(target=self._read, args=(slot, jobs, child), daemon=True)
+        thread = threading.Thread(target=self._read, args=(jobs, child), daemon=True)
         self.threads.append(thread)
         thread.start()
 
-    def _read(self, slot, jobs, child):
+    def _read(self, jobs, child):
         for line in child.stdout:
             if line.startswith(DONE):
                 with self.lock:
@@ -480,7 +478,7 @@ class _Workers:
                 self.log.append(f"an nbgrader worker died (exit status {child.returncode})")
                 self.done.add(left[0][0])
                 if left[1:] and not self.closed:
-                    self._start(slot, left[1:])
+                    self._start(left[1:])
             self.lock.notify_all()
 
     closed = False
@@ -508,11 +506,11 @@ def _tail(text, lines=20):
     return "\n".join("    " + line for line in text.strip().splitlines()[-lines:])
 
 
-def _run_nbgrader(root, jobs, timeout, uid=""):
+def _run_nbgrader(root, jobs, timeout, sandbox=""):
     """In a worker process: for each course of ``jobs`` (JSON ``[[index, {name:
     [student, ...]}], ...]``, the course in ``root/index``), nbgrader's
     ``generate_assignment`` of each notebook and its ``autograde`` of each student,
-    through nbgrader's Python API, the kernels in sandboxes of ``uid`` (none if
+    through nbgrader's Python API, each kernel in a sandbox (none if ``sandbox`` is
     empty). Leaves ``{name: {"generate_assignment": log or None, "autograde":
     {student: log or None}}}`` (None where the step succeeded) in the course's
     :data:`RESULTS`, then prints :data:`DONE` and the index."""
@@ -527,7 +525,7 @@ def _run_nbgrader(root, jobs, timeout, uid=""):
             result.get("log", "") + "\n" + result.get("error", ""))
 
     preprocessors = Autograde.class_traits()["autograde_preprocessors"].default()
-    if uid:
+    if sandbox:
         from .sandbox import sandbox_execute
 
         preprocessors = [sandbox_execute() if p is Execute else p for p in preprocessors]
@@ -542,8 +540,6 @@ def _run_nbgrader(root, jobs, timeout, uid=""):
         config.CourseDirectory.root = str(course)
         config.Execute.timeout = int(timeout)
         config.Autograde.autograde_preprocessors = preprocessors
-        if uid:
-            config.SandboxKernelManager.uid = int(uid)
         api = NbGraderAPI(config=config)
         results = {}
         for name, sids in todo.items():

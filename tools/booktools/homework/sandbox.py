@@ -16,11 +16,13 @@ kind) whose kernel runs inside `bubblewrap <https://github.com/containers/bubble
   the client through unix sockets, ``transport="ipc"``, in a private folder bound at the
   same path), a cleared environment, and a sandbox that dies with its parent.
 
-As root, bwrap runs as root and ``setpriv`` drops the kernel to ``uid`` (a different one
-for each sandbox running at the same time: ``RLIMIT_NPROC`` counts the processes of a
-real uid, and root ignores it), without groups or capabilities. As another user, bwrap
-makes a user namespace (the uid stays the same), and the process limit is that user's
-processes now plus :data:`LIMITS` ``["nproc"]``.
+As root, bwrap runs as root and ``setpriv`` drops the kernel to ``uid``, without groups
+or capabilities: by default :data:`UID_BASE` plus the pid of the process that starts the
+kernel, so that no two processes running at the same time (two nbgrader workers, two
+grading runs) share one (``RLIMIT_NPROC`` counts the processes of a real uid, and root
+ignores it); a kernel's sandbox is gone, every process of it, before the next starts.
+As another user, bwrap makes a user namespace (the uid stays the same), and the process
+limit is that user's processes now plus :data:`LIMITS` ``["nproc"]``.
 
 :class:`SandboxExecute` is nbgrader's ``Execute`` preprocessor with this kernel manager
 and a cap on each cell's output (:data:`OUTPUT_CAP`): past it, the rest of the cell's
@@ -78,7 +80,7 @@ def find_bwrap():
         raise ValueError(f"the grading sandbox needs {', '.join(missing)}: install it with "
                          f"`{INSTALL}` (bubblewrap; prlimit and setpriv are util-linux's)")
     with tempfile.TemporaryDirectory(prefix="lincls-sandbox-check-") as tmp:
-        cmd = _sandbox_cmd(Path(tmp), None, _default_uid(0)) + ["true"]
+        cmd = _sandbox_cmd(Path(tmp), None, _default_uid()) + ["true"]
         try:
             done = subprocess.run(cmd, capture_output=True, text=True, timeout=60)
         except (OSError, subprocess.TimeoutExpired) as exc:
@@ -91,9 +93,14 @@ def find_bwrap():
     return tools["bwrap"]
 
 
-def _default_uid(slot):
-    """The uid of sandbox ``slot``: 60000 + slot as root, else our own."""
-    return 60000 + slot if os.geteuid() == 0 else os.getuid()
+#: As root, a kernel's uid is this plus the pid of the process that starts it: two
+#: processes never share one (nor their process limit) while they run.
+UID_BASE = 100000
+
+
+def _default_uid():
+    """The kernels' uid: :data:`UID_BASE` + our pid as root, else our own uid."""
+    return UID_BASE + os.getpid() if os.geteuid() == 0 else os.getuid()
 
 
 def _readonly_paths():
@@ -123,9 +130,10 @@ def _own_processes():
     return count
 
 
-def _sandbox_cmd(work, connection_dir, uid, limits=None):
+def _sandbox_cmd(work, connection_dir, uid, limits=None, info_fd=None):
     """The command prefix that runs a command in a sandbox: ``work`` is bound as the
-    home folder, ``connection_dir`` (if any) at its own path."""
+    home folder, ``connection_dir`` (if any) at its own path; bwrap writes the pid of
+    the sandbox's init process to ``info_fd`` (if any)."""
     limits = dict(LIMITS, **(limits or {}))
     root = os.geteuid() == 0
     if not root:  # RLIMIT_NPROC counts all our processes: allow the limit beyond them
@@ -136,6 +144,8 @@ def _sandbox_cmd(work, connection_dir, uid, limits=None):
            "--hostname", "sandbox"]
     if not root:
         cmd += ["--unshare-user"]
+    if info_fd is not None:
+        cmd += ["--info-fd", str(info_fd)]
     path = [str(Path(sys.prefix) / "bin"), "/usr/local/bin", "/usr/bin", "/bin"]
     env = dict(KERNEL_ENV, PATH=os.pathsep.join(path), HOME=HOME, USER="student")
     env.update({k: os.environ[k] for k in PASSED_ON if k in os.environ})
@@ -172,6 +182,16 @@ def _sandbox_cmd(work, connection_dir, uid, limits=None):
     return cmd
 
 
+def _process(pid):
+    """``(pid, start time)`` of a live process (not a zombie), or None."""
+    try:
+        stat = Path(f"/proc/{int(pid)}/stat").read_text()
+    except (OSError, TypeError, ValueError):
+        return None
+    fields = stat.rsplit(")", 1)[1].split()  # after the command's name
+    return None if fields[0] in "ZX" else (int(pid), fields[19])
+
+
 class _CappedClient(AsyncKernelClient):
     """A kernel client that refuses messages over :data:`MAX_MESSAGE` bytes."""
 
@@ -195,7 +215,8 @@ class SandboxKernelManager(AsyncKernelManager):
     FOLDER's files (not the notebooks, folders or links) into the sandbox's fresh home.
     """
 
-    uid = Integer(-1, help="The kernel's uid as root (-1: 60000)").tag(config=True)
+    uid = Integer(-1, help="The kernel's uid as root (-1: UID_BASE + our pid)"
+                  ).tag(config=True)
     sandbox_root = Unicode("", help="Where the private folders go (default: the "
                                     "system's temporary folder)").tag(config=True)
 
@@ -205,7 +226,7 @@ class SandboxKernelManager(AsyncKernelManager):
     def __init__(self, **kwargs):
         super().__init__(**kwargs)
         self.transport = "ipc"
-        self._private = None
+        self._private = self._init = None
 
     async def start_kernel(self, **kw):
         private = Path(tempfile.mkdtemp(prefix="lincls-sandbox-",
@@ -222,15 +243,32 @@ class SandboxKernelManager(AsyncKernelManager):
                 shutil.copyfile(entry, work / entry.name)
         self.connection_file = str(conn / "kernel.json")
         self.ip = str(conn / "kernel")
-        uid = self.uid if self.uid >= 0 else _default_uid(0)
+        uid = self.uid if self.uid >= 0 else _default_uid()
         if os.geteuid() == 0:
             for path in (work, conn, *work.iterdir()):
                 os.chown(path, uid, uid)
-        self._sandbox = _sandbox_cmd(work, conn, uid, self.limits)
+        info, info_w = os.pipe()
+        self._sandbox = _sandbox_cmd(work, conn, uid, self.limits, info_w)
         # bwrap passes no signal on: interrupt through the kernel's control channel
         self.kernel_spec.interrupt_mode = "message"
         self._uid = uid
-        await super().start_kernel(cwd=str(work), **kw)
+        try:  # the kernel's output would go to ours (nbgrader's worker's)
+            await super().start_kernel(cwd=str(work), pass_fds=(info_w,),
+                                       stdout=subprocess.DEVNULL,
+                                       stderr=subprocess.DEVNULL, **kw)
+        finally:
+            os.close(info_w)
+        with os.fdopen(info) as lines:
+            self._init = _process(json.loads(lines.read() or "{}").get("child-pid"))
+
+    async def _wait_torn_down(self, seconds=60):
+        """Wait until the sandbox's last process is gone: bwrap exits as soon as the
+        kernel does, while the kernel takes the other processes of the sandbox's PID
+        namespace down (the namespace's init lives on until they are all gone)."""
+        for _ in range(int(seconds / 0.02)):
+            if self._init is None or _process(self._init[0]) != self._init:
+                return
+            await asyncio.sleep(0.02)
 
     def write_connection_file(self, **kwargs):
         super().write_connection_file(**kwargs)
@@ -242,6 +280,7 @@ class SandboxKernelManager(AsyncKernelManager):
 
     async def cleanup_resources(self, restart=False):
         await super().cleanup_resources(restart=restart)
+        await self._wait_torn_down()
         if self._private is not None and not restart:
             shutil.rmtree(self._private, ignore_errors=True)
             self._private = None
