@@ -209,3 +209,16 @@ def test_a_course_whose_grades_cannot_be_read_costs_only_its_students(course, mo
     ]
     assert problems[-1] == ("the grades of s02 could not be read from nbgrader's gradebook: "
                             "DatabaseError: file is not a database")
+
+
+def test_without_the_sandbox_autograde_refuses_in_one_line(course, monkeypatch):
+    """Where bubblewrap is missing, a gradable submission is refused before anything is
+    graded or written, with one line on how to install it (--no-sandbox aside)."""
+    target = course["submitted"] / "s01" / NAME / TEACHER.name
+    target.parent.mkdir(parents=True)
+    shutil.copy(course["student"] / TEACHER.name, target)
+    monkeypatch.setenv("PATH", str(course["tmp"] / "nothing"))  # no bwrap on it
+    out = course["tmp"] / "grades.csv"
+    with pytest.raises(ValueError, match="apt-get install bubblewrap") as caught:
+        autograde(course["grading"], course["submitted"], students=["s01"], out=out)
+    assert "\n" not in str(caught.value) and not out.exists()

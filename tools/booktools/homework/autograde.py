@@ -2,17 +2,30 @@
 
 Defined in chapter "For teachers" (``book/teachers.md``).
 
-nbgrader grades an assignment against one source notebook. ``release --seed SECRET
---students roster.csv --grading grading`` gives every student a variant of their own, in
-``grading/ID/NAME.ipynb``, so :func:`autograde` makes one temporary nbgrader course per
-grading version: its ``source/NAME/`` holds that version (and the variant's self-check
-registry), its ``submitted/ID/NAME/`` the submissions graded against it. In each course
-nbgrader's own ``generate_assignment`` and ``autograde`` run as they would in the
-teacher's, with the per-cell time limit ``Execute.timeout``, through nbgrader's Python
-API in one child process for all the courses (its imports are paid once; its log and
-its kernels' output stay out of the caller's); the scores are read from each course's
-gradebook, and the courses are deleted. A course variant (``release --seed`` without
-``--students``, or no seed) is one grading version for everybody: one course.
+nbgrader grades an assignment against one source notebook. ``release --seed
+--secret-file FILE --students roster.csv --grading grading`` (the course secret comes
+from a file or ``$BOOKTOOLS_COURSE_SECRET``, never the command line) gives every student
+a variant of their own, in ``grading/ID/NAME.ipynb``, so :func:`autograde` makes one
+temporary nbgrader course per grading version: its ``source/NAME/`` holds that version
+with its solution regions emptied (nbgrader needs the tests, not the answers) and the
+variant's self-check registry, its ``submitted/ID/NAME/`` the submissions graded against
+it. In each course nbgrader's own ``generate_assignment`` and ``autograde`` run as they
+would in the teacher's, with the per-cell time limit ``Execute.timeout``, through
+nbgrader's Python API in worker processes (``workers``, one per core by default: each
+pays nbgrader's imports once and grades its share of the courses; its log and its
+kernels' output stay out of the caller's); the scores are read from each course's
+gradebook, in roster order, and the courses are deleted. A course variant (``release
+--seed`` without ``--students``, or no seed) is one grading version for everybody: one
+course.
+
+nbgrader itself runs outside any sandbox; only the kernel that runs a submission goes
+into one (:mod:`.sandbox`, bubblewrap): it sees a private copy of the files nbgrader put
+beside the submission (the variant's registry), the Python environment read-only and
+nothing else: not the gradebook, the course, the grading versions, the other students,
+the teacher's files or environment, nor the network, under limits on CPU time, memory,
+processes, file size and output. Without bubblewrap, autograde refuses, unless
+``sandbox=False`` (``--no-sandbox``), which says so on stderr and in the grades' first
+row.
 
 Only the notebook of a submission is copied into the course, never the other files of
 the student's folder: the variant's own registry comes from the grading folder, as
@@ -23,8 +36,9 @@ tests, only reach the teacher's list of problems, when nbgrader fails.
 
 Every student and notebook is graded on its own: a missing submission, a student not
 in the roster, a stray file or the wrong notebook is a note (and a zero when it is the
-submission that is missing or wrong), and an nbgrader failure loses only the grades it
-concerns. With ``out``, rows are written as each course finishes.
+submission that is missing or wrong), and an nbgrader failure (or a worker that dies)
+loses only the grades it concerns. With ``out``, rows are written as each course
+finishes.
 """
 
 from __future__ import annotations
