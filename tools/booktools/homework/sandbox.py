@@ -69,6 +69,8 @@ KERNEL_ENV = {"LANG": "C.UTF-8", "MPLBACKEND": "Agg", "OPENBLAS_NUM_THREADS": "1
 #: Variables of the caller's environment the kernel gets too (nbgrader's).
 PASSED_ON = ("NBGRADER_EXECUTION",)
 INSTALL = "apt-get install bubblewrap"
+#: What of ``/etc`` the kernel sees, read-only.
+ETC = ("fonts",)
 
 
 def find_bwrap():
@@ -151,15 +153,6 @@ def _sandbox_cmd(work, connection_dir, uid, limits=None, info_fd=None):
     env.update({k: os.environ[k] for k in PASSED_ON if k in os.environ})
     for name, value in env.items():
         cmd += ["--setenv", name, value]
-    cmd += ["--ro-bind", "/usr", "/usr"]
-    for link in ("lib", "lib64", "bin", "sbin"):
-        target = Path("/") / link
-        if target.is_symlink():
-            cmd += ["--symlink", os.readlink(target), str(target)]
-        elif target.is_dir():
-            cmd += ["--ro-bind", str(target), str(target)]
-    cmd += ["--proc", "/proc", "--dev", "/dev",
-            "--size", str(TMP_SIZE), "--perms", "1777", "--tmpfs", "/tmp"]
     made = {Path("/"), Path("/usr")}
 
     def parents(path):  # bwrap would make them 0700, closed to the kernel's uid
@@ -170,6 +163,18 @@ def _sandbox_cmd(work, connection_dir, uid, limits=None, info_fd=None):
                 out += ["--perms", "0755", "--dir", str(parent)]
         return out
 
+    cmd += ["--ro-bind", "/usr", "/usr"]
+    for link in ("lib", "lib64", "bin", "sbin"):
+        target = Path("/") / link
+        if target.is_symlink():
+            cmd += ["--symlink", os.readlink(target), str(target)]
+        elif target.is_dir():
+            cmd += ["--ro-bind", str(target), str(target)]
+    for name in ETC:  # fontconfig's configuration (matplotlib's fonts need it)
+        if Path("/etc", name).exists():
+            cmd += parents(Path("/etc", name)) + ["--ro-bind", f"/etc/{name}", f"/etc/{name}"]
+    cmd += ["--proc", "/proc", "--dev", "/dev",
+            "--size", str(TMP_SIZE), "--perms", "1777", "--tmpfs", "/tmp"]
     for ro in _readonly_paths():
         cmd += parents(ro) + ["--ro-bind", str(ro), str(ro)]
     if connection_dir is not None:
