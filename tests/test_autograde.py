@@ -222,3 +222,22 @@ def test_without_the_sandbox_autograde_refuses_in_one_line(course, monkeypatch):
     with pytest.raises(ValueError, match="apt-get install bubblewrap") as caught:
         autograde(course["grading"], course["submitted"], students=["s01"], out=out)
     assert "\n" not in str(caught.value) and not out.exists()
+
+
+def test_a_worker_that_dies_loses_only_the_course_it_was_grading(tmp_path):
+    """The first course's folder is missing: its worker dies there, and a new worker
+    grades the rest (nbgrader runs, and fails on a course without a source)."""
+    import collections
+    import importlib
+    import json
+
+    ag = importlib.import_module("booktools.homework.autograde")
+    (tmp_path / "1").mkdir()
+    jobs = [(0, {NAME: ["s01"]}), (1, {NAME: ["s02"]})]
+    log = collections.deque(maxlen=100)
+    with ag._Workers(tmp_path, jobs, 60, log, False, 1) as workers:
+        workers.wait(0)
+        workers.wait(1)
+    assert any(line.startswith("an nbgrader worker died") for line in log)
+    results = json.loads((tmp_path / "1" / ag.RESULTS).read_text())
+    assert results[NAME]["generate_assignment"] and results[NAME]["autograde"] == {}

@@ -47,7 +47,7 @@ from jupyter_client.asynchronous import AsyncKernelClient
 from jupyter_client.connect import channel_socket_types
 from jupyter_client.manager import AsyncKernelManager
 from nbformat import NotebookNode
-from traitlets import Dict, DottedObjectName, Integer, Unicode
+from traitlets import Dict, DottedObjectName, HasTraits, Integer, Unicode
 
 #: Where the work folder appears in the sandbox (HOME and the current folder).
 HOME = "/home/student"
@@ -79,8 +79,9 @@ def find_bwrap():
     tools = {name: shutil.which(name) for name in ("bwrap", "prlimit", "setpriv")}
     missing = [name for name, path in tools.items() if path is None]
     if missing:
-        raise ValueError(f"the grading sandbox needs {', '.join(missing)}: install it with "
-                         f"`{INSTALL}` (bubblewrap; prlimit and setpriv are util-linux's)")
+        raise ValueError(f"the grading sandbox needs {', '.join(missing)}: install "
+                         f"bubblewrap with `{INSTALL}` (prlimit and setpriv come with "
+                         "util-linux)")
     with tempfile.TemporaryDirectory(prefix="lincls-sandbox-check-") as tmp:
         cmd = _sandbox_cmd(Path(tmp), None, _default_uid()) + ["true"]
         try:
@@ -113,9 +114,8 @@ def _readonly_paths():
     spec = importlib.util.find_spec("lincls")
     if spec is not None and spec.submodule_search_locations:
         paths.append(Path(next(iter(spec.submodule_search_locations))).resolve())
-    paths = [p for p in paths if not p.is_relative_to("/usr")]
-    return [p for i, p in enumerate(paths)
-            if not any(p.is_relative_to(q) for q in paths[:i] + paths[i + 1:] if q != p)]
+    paths = [p for p in dict.fromkeys(paths) if not p.is_relative_to("/usr")]
+    return [p for p in paths if not any(p != q and p.is_relative_to(q) for q in paths)]
 
 
 def _own_processes():
@@ -213,11 +213,14 @@ class _CappedClient(AsyncKernelClient):
 class SandboxKernelManager(AsyncKernelManager):
     """An asynchronous kernel manager whose kernel runs in a bubblewrap sandbox.
 
-    ``uid`` is the kernel's user as root (give each sandbox running at the same time its
-    own: the process limit counts per uid); as another user the kernel keeps the
-    caller's uid, and ``limits`` ``nproc`` counts beyond the caller's own processes.
-    ``limits`` overrides :data:`LIMITS`. Starting the kernel with ``cwd=FOLDER`` copies
-    FOLDER's files (not the notebooks, folders or links) into the sandbox's fresh home.
+    ``uid`` is the kernel's user as root (by default :data:`UID_BASE` + our pid; give
+    each sandbox running at the same time its own: the process limit counts per uid);
+    as another user the kernel keeps the caller's uid, and the process limit counts
+    beyond the caller's own processes. ``limits`` overrides :data:`LIMITS`. Starting
+    the kernel with ``cwd=FOLDER`` copies FOLDER's files (not the notebooks, hidden
+    files, folders or links) into the sandbox's fresh home; the kernel's output goes
+    nowhere (it would reach the caller's); shutting it down waits until every process
+    of its sandbox is gone.
     """
 
     uid = Integer(-1, help="The kernel's uid as root (-1: UID_BASE + our pid)"
@@ -291,11 +294,11 @@ class SandboxKernelManager(AsyncKernelManager):
             self._private = None
 
 
-class _OutputCap:
-    """Counts each cell's output bytes; past :data:`OUTPUT_CAP` drops the rest, adds
-    an error output and interrupts the kernel (mixed into an nbclient client)."""
+class _OutputCap(HasTraits):
+    """Counts each cell's output bytes; past ``output_cap`` drops the rest, adds an
+    error output and interrupts the kernel (mixed into an nbclient client)."""
 
-    output_cap = OUTPUT_CAP
+    output_cap = Integer(OUTPUT_CAP, help="Bytes of output a cell may send").tag(config=True)
 
     def output(self, outs, msg, display_id, cell_index):
         if getattr(self, "_cap_cell", None) is not outs:
