@@ -208,3 +208,20 @@ def test_a_missing_sandbox_is_one_line_on_how_to_install_it(monkeypatch, tmp_pat
     with pytest.raises(ValueError, match=r"apt-get install bubblewrap") as caught:
         sandbox.find_bwrap()
     assert "\n" not in str(caught.value)
+
+
+def test_what_it_writes_is_bounded(tmp_path):
+    """The home folder and /tmp are in memory, each of :data:`TMP_SIZE` bytes."""
+    nb = run(tmp_path, *(f"""\
+chunk, n = b'x' * (16 << 20), 0
+try:
+    with open({where!r}, 'wb') as f:
+        for n in range(64):
+            f.write(chunk)
+            f.flush()
+except OSError as exc:
+    print(n, exc.errno)""" for where in ("big.bin", "/tmp/big.bin")))
+    for cell in nb.cells:
+        chunks, errno = printed(cell).split()
+        assert int(chunks) * (16 << 20) <= sandbox.TMP_SIZE and int(errno) in (27, 28)
+    assert list(tmp_path.iterdir()) == []

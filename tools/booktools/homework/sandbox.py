@@ -9,9 +9,10 @@ kind) whose kernel runs inside `bubblewrap <https://github.com/containers/bubble
 
 - the Python environment read-only: ``/usr``, the interpreter's base prefix, the venv and
   lincls's package folder, each at its own path (never the repository, never booktools);
-- a fresh private work folder as ``HOME`` (``/home/student``, its current folder) holding
-  a copy of the files (not the notebooks, not the folders or links) beside the notebook
-  being run, and an empty private ``/tmp`` of its own;
+- a fresh home folder in memory (``/home/student``, its current folder) holding a copy
+  of the files (not the notebooks, not the folders or links) beside the notebook being
+  run, and an empty private ``/tmp`` of its own (both tmpfs of :data:`TMP_SIZE` bytes:
+  nothing the kernel writes reaches the disk, apart from those copies);
 - its own PID, IPC, UTS, cgroup and network namespaces (no network at all: it talks to
   the client through unix sockets, ``transport="ipc"``, in a private folder bound at the
   same path), a cleared environment, and a sandbox that dies with its parent.
@@ -60,7 +61,7 @@ OUTPUT_CAP = 1 << 20
 #: a kernel that sends a larger one (the client reconnects), so such a message never
 #: reaches the client's memory.
 MAX_MESSAGE = 8 << 20
-#: The private ``/tmp``'s size in bytes.
+#: The size in bytes of the private ``/tmp``, and of the home folder (both in memory).
 TMP_SIZE = 256 << 20
 #: The environment of the kernel (besides PATH and HOME).
 KERNEL_ENV = {"LANG": "C.UTF-8", "MPLBACKEND": "Agg", "OPENBLAS_NUM_THREADS": "1",
@@ -133,9 +134,9 @@ def _own_processes():
 
 
 def _sandbox_cmd(work, connection_dir, uid, limits=None, info_fd=None):
-    """The command prefix that runs a command in a sandbox: ``work`` is bound as the
-    home folder, ``connection_dir`` (if any) at its own path; bwrap writes the pid of
-    the sandbox's init process to ``info_fd`` (if any)."""
+    """The command prefix that runs a command in a sandbox: the files of ``work`` are
+    bound into the home folder, ``connection_dir`` (if any) at its own path; bwrap
+    writes the pid of the sandbox's init process to ``info_fd`` (if any)."""
     limits = dict(LIMITS, **(limits or {}))
     root = os.geteuid() == 0
     if not root:  # RLIMIT_NPROC counts all our processes: allow the limit beyond them
@@ -180,7 +181,13 @@ def _sandbox_cmd(work, connection_dir, uid, limits=None, info_fd=None):
     if connection_dir is not None:
         cmd += parents(connection_dir) + ["--bind", str(connection_dir),
                                           str(connection_dir)]
-    cmd += parents(Path(HOME)) + ["--bind", str(work), HOME, "--chdir", HOME, "--"]
+    # the home folder is a tmpfs of its own (writes never reach the disk), with the
+    # copies of the notebook's files bound in
+    cmd += parents(Path(HOME)) + ["--size", str(TMP_SIZE), "--perms", "1777",
+                                  "--tmpfs", HOME]
+    for copy in sorted(work.iterdir()):
+        cmd += ["--bind", str(copy), f"{HOME}/{copy.name}"]
+    cmd += ["--chdir", HOME, "--"]
     if root:
         cmd += ["setpriv", f"--reuid={uid}", f"--regid={uid}", "--clear-groups",
                 "--inh-caps=-all", "--bounding-set=-all", "--no-new-privs", "--"]
