@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import asyncio
 import functools
+import hashlib
 import importlib.util
 import json
 import os
@@ -52,6 +53,8 @@ from traitlets import Dict, DottedObjectName, HasTraits, Integer, Unicode
 
 #: Where the work folder appears in the sandbox (HOME and the current folder).
 HOME = "/home/student"
+#: numba's cache folder in the sandbox (a copy of lincls's compiled functions).
+NUMBA_CACHE = "/home/student/.numba"
 #: The kernel's resource limits (``prlimit`` options): CPU seconds, address space and
 #: file size in bytes, processes and threads, no core dumps.
 LIMITS = {"cpu": 3600, "as": 4 << 30, "nproc": 256, "fsize": 256 << 20, "core": 0}
@@ -133,10 +136,11 @@ def _own_processes():
     return count
 
 
-def _sandbox_cmd(work, connection_dir, uid, limits=None, info_fd=None):
+def _sandbox_cmd(work, connection_dir, uid, limits=None, info_fd=None, numba=None):
     """The command prefix that runs a command in a sandbox: the files of ``work`` are
-    bound into the home folder, ``connection_dir`` (if any) at its own path; bwrap
-    writes the pid of the sandbox's init process to ``info_fd`` (if any)."""
+    bound into the home folder, ``connection_dir`` (if any) at its own path, ``numba``
+    (if any) as numba's cache folder; bwrap writes the pid of the sandbox's init
+    process to ``info_fd`` (if any)."""
     limits = dict(LIMITS, **(limits or {}))
     root = os.geteuid() == 0
     if not root:  # RLIMIT_NPROC counts all our processes: allow the limit beyond them
@@ -174,7 +178,8 @@ def _sandbox_cmd(work, connection_dir, uid, limits=None, info_fd=None):
     for name in ETC:  # fontconfig's configuration (matplotlib's fonts need it)
         if Path("/etc", name).exists():
             cmd += parents(Path("/etc", name)) + ["--ro-bind", f"/etc/{name}", f"/etc/{name}"]
-    cmd += ["--proc", "/proc", "--dev", "/dev",
+    cmd += ["--proc", "/proc", "--dev", "/dev",  # /dev/shm: multiprocessing's locks
+            "--size", str(TMP_SIZE), "--perms", "1777", "--tmpfs", "/dev/shm",
             "--size", str(TMP_SIZE), "--perms", "1777", "--tmpfs", "/tmp"]
     for ro in _readonly_paths():
         cmd += parents(ro) + ["--ro-bind", str(ro), str(ro)]
@@ -187,11 +192,34 @@ def _sandbox_cmd(work, connection_dir, uid, limits=None, info_fd=None):
                                   "--tmpfs", HOME]
     for copy in sorted(work.iterdir()):
         cmd += ["--bind", str(copy), f"{HOME}/{copy.name}"]
+    if numba is not None:
+        cmd += ["--bind", str(numba), NUMBA_CACHE, "--setenv", "NUMBA_CACHE_DIR", NUMBA_CACHE]
     cmd += ["--chdir", HOME, "--"]
     if root:
         cmd += ["setpriv", f"--reuid={uid}", f"--regid={uid}", "--clear-groups",
                 "--inh-caps=-all", "--bounding-set=-all", "--no-new-privs", "--"]
     return cmd
+
+
+def _numba_cache(private, uid):
+    """A copy in ``private`` of numba's cache of lincls's compiled functions, laid out
+    as numba looks for it under ``NUMBA_CACHE_DIR`` (lincls's own cache is read-only in
+    the sandbox, where numba would compile every function again), or None."""
+    spec = importlib.util.find_spec("lincls")
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    package = Path(next(iter(spec.submodule_search_locations))).resolve()
+    cache = private / "numba"
+    for found in package.rglob("__pycache__/*.nb[ic]"):
+        source_dir = str(found.parent.parent)  # numba's name for its folder:
+        sub = f"{found.parent.parent.name}_{hashlib.sha1(source_dir.encode()).hexdigest()}"
+        target = cache / sub / found.name
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(found, target)
+    if os.geteuid() == 0:
+        for path in (cache, *cache.rglob("*")) if cache.exists() else ():
+            os.chown(path, uid, uid)
+    return cache if cache.exists() else None
 
 
 def _process(pid):
@@ -263,7 +291,8 @@ class SandboxKernelManager(AsyncKernelManager):
             for path in (work, conn, *work.iterdir()):
                 os.chown(path, uid, uid)
         info, info_w = os.pipe()
-        self._sandbox = _sandbox_cmd(work, conn, uid, self.limits, info_w)
+        self._sandbox = _sandbox_cmd(work, conn, uid, self.limits, info_w,
+                                     _numba_cache(private, uid))
         # bwrap passes no signal on: interrupt through the kernel's control channel
         self.kernel_spec.interrupt_mode = "message"
         self._uid = uid
