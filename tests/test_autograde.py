@@ -7,6 +7,7 @@ version is reported as not graded; and a folder that is not a grading version is
 before anything is graded.
 """
 
+import contextlib
 import csv
 import shutil
 from pathlib import Path
@@ -152,9 +153,11 @@ def test_an_unreadable_submission_scores_zero(course):
     assert any(p.endswith("; scored zero") and "s01" in p for p in problems)
 
 
-def test_a_course_whose_grades_cannot_be_read_costs_only_its_students(course, monkeypatch):
+def test_a_course_whose_grades_cannot_be_read_costs_only_its_students(course, monkeypatch,
+                                                                       capsys):
     """The rows of every course but a broken one (here: its gradebook is no database),
-    in roster order, as the nbgrader child process reports each course done."""
+    in roster order, as the nbgrader workers report each course done. Without the
+    sandbox, a line on stderr and the first row of the grades say so."""
     import importlib
     import sqlite3
 
@@ -166,12 +169,17 @@ def test_a_course_whose_grades_cannot_be_read_costs_only_its_students(course, mo
         shutil.copy(course["student"] / TEACHER.name, target)
     done = []
 
-    def child(root, jobs, timeout, log):  # nbgrader's work, already done
-        for k, todo in jobs:
-            assert (Path(root) / str(k) / "source" / NAME / TEACHER.name).exists()
-            assert list(todo) == [NAME]
-            done.append(todo[NAME])
-            yield k
+    class Workers(contextlib.nullcontext):  # nbgrader's work, already done
+        def __init__(self, root, jobs, timeout, log, sandbox, workers):
+            super().__init__(self)
+            assert not sandbox and workers == 2
+            for k, todo in jobs:
+                assert (Path(root) / str(k) / "source" / NAME / TEACHER.name).exists()
+                assert list(todo) == [NAME]
+                done.append(todo[NAME])
+
+        def wait(self, k):
+            pass
 
     def scores(course_dir, name, sids, grading=None, problems=None):
         if sids == ["s02"]:
@@ -179,11 +187,18 @@ def test_a_course_whose_grades_cannot_be_read_costs_only_its_students(course, mo
         return {sid: {"test_perceptron_step": 2.0, "test_train": 0.0, "why": None,
                       "which_theorem": 0.0} for sid in sids}
 
-    monkeypatch.setattr(ag, "_run_nbgrader_child", child)
+    monkeypatch.setattr(ag, "_Workers", Workers)
     monkeypatch.setattr(ag, "_read_scores", scores)
-    rows, problems = autograde(course["grading"], course["submitted"], students=["s02", "s01"])
+    out = course["tmp"] / "grades.csv"
+    rows, problems = autograde(course["grading"], course["submitted"], students=["s02", "s01"],
+                               out=out, sandbox=False, workers=2)
     assert done == [["s02"], ["s01"]]
-    assert [(r["student"], r["cell"], r["score"], r["note"]) for r in rows] == [
+    assert capsys.readouterr().err == f"autograde: {ag.NO_SANDBOX}\n"
+    assert rows[0] == dict.fromkeys(COLUMNS, "") | {"score": None, "max_score": None,
+                                                    "note": ag.NO_SANDBOX}
+    with open(out, newline="") as f:
+        assert next(csv.DictReader(f))["note"] == ag.NO_SANDBOX
+    assert [(r["student"], r["cell"], r["score"], r["note"]) for r in rows[1:]] == [
         ("s02", "test_perceptron_step", None, ag.NOT_GRADED),
         ("s02", "test_train", None, ag.NOT_GRADED),
         ("s02", "why", None, ag.NOT_GRADED),
@@ -197,3 +212,35 @@ def test_a_course_whose_grades_cannot_be_read_costs_only_its_students(course, mo
     ]
     assert problems[-1] == ("the grades of s02 could not be read from nbgrader's gradebook: "
                             "DatabaseError: file is not a database")
+
+
+def test_without_the_sandbox_autograde_refuses_in_one_line(course, monkeypatch):
+    """Where bubblewrap is missing, a gradable submission is refused before anything is
+    graded or written, with one line on how to install it (--no-sandbox aside)."""
+    target = course["submitted"] / "s01" / NAME / TEACHER.name
+    target.parent.mkdir(parents=True)
+    shutil.copy(course["student"] / TEACHER.name, target)
+    monkeypatch.setenv("PATH", str(course["tmp"] / "nothing"))  # no bwrap on it
+    out = course["tmp"] / "grades.csv"
+    with pytest.raises(ValueError, match="apt-get install bubblewrap") as caught:
+        autograde(course["grading"], course["submitted"], students=["s01"], out=out)
+    assert "\n" not in str(caught.value) and not out.exists()
+
+
+def test_a_worker_that_dies_loses_only_the_course_it_was_grading(tmp_path):
+    """The first course's folder is missing: its worker dies there, and a new worker
+    grades the rest (nbgrader runs, and fails on a course without a source)."""
+    import collections
+    import importlib
+    import json
+
+    ag = importlib.import_module("booktools.homework.autograde")
+    (tmp_path / "1").mkdir()
+    jobs = [(0, {NAME: ["s01"]}), (1, {NAME: ["s02"]})]
+    log = collections.deque(maxlen=100)
+    with ag._Workers(tmp_path, jobs, 60, log, False, 1) as workers:
+        workers.wait(0)
+        workers.wait(1)
+    assert any(line.startswith("an nbgrader worker died") for line in log)
+    results = json.loads((tmp_path / "1" / ag.RESULTS).read_text())
+    assert results[NAME]["generate_assignment"] and results[NAME]["autograde"] == {}

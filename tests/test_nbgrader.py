@@ -28,6 +28,7 @@ import nbformat
 import pytest
 
 from booktools import homework as hw
+from booktools.homework import sandbox
 from booktools.homework.grading import literal
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -40,6 +41,17 @@ RELEASE = ROOT / "_build" / "release"  # make release: student and grading versi
 autograde_module = importlib.import_module("booktools.homework.autograde")
 
 pytestmark = pytest.mark.nbgrader
+
+
+def need_sandbox():
+    """autograde runs every submission in bubblewrap: skip without it (``make nbgrader``
+    installs it as root with apt), but fail under CI=true."""
+    try:
+        sandbox.find_bwrap()
+    except ValueError as exc:
+        if os.environ.get("CI") == "true":
+            pytest.fail(f"CI=true and no sandbox: {exc}")
+        pytest.skip(str(exc))
 
 
 def nbgrader(course, *args):
@@ -117,6 +129,7 @@ def grades(course, name):
 def test_autograde_command_agrees_with_nbgrader(course, tmp_path):
     """``python -m booktools autograde`` on the course's grading versions gives the
     scores of ``nbgrader autograde`` (the course variant: one nbgrader course)."""
+    need_sandbox()
     names = [FAST.stem]
     rows, problems = hw.autograde(course["grading"], course["course"] / "submitted",
                                   notebooks=names, out=tmp_path / "grades.csv")
@@ -171,6 +184,7 @@ def per_student(tmp_path_factory):
     submits that very file; s03 the teacher's solution; s04 the unanswered notebook,
     with its last test cell deleted; s05 a notebook whose metadata nbgrader chokes on
     (points "lots")."""
+    need_sandbox()
     tmp = tmp_path_factory.mktemp("per-student")
     roster = tmp / "roster.csv"
     roster.write_text("id,name\n" + "".join(f"{sid},Student {sid}\n" for sid in ROSTER))
@@ -201,15 +215,15 @@ def per_student(tmp_path_factory):
     stray.mkdir(parents=True)
     roots = []
 
-    def child(root, *args):
-        roots.append(Path(root))
-        assert roots[-1].is_dir()
-        yield from run_child(root, *args)
+    class Workers(autograde_module._Workers):
+        def __init__(self, root, *args):
+            roots.append(Path(root))
+            assert roots[-1].is_dir()
+            super().__init__(root, *args)
 
-    run_child = autograde_module._run_nbgrader_child
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(tempfile, "tempdir", str(scratch))
-        patch.setattr(autograde_module, "_run_nbgrader_child", child)
+        patch.setattr(autograde_module, "_Workers", Workers)
         status = hw.main(["autograde", str(tmp / "grading"), str(tmp / "submitted"),
                           "--students", str(roster), "--out", str(tmp / "grades.csv")])
     assert status == 1  # s05 could not be graded
@@ -280,3 +294,75 @@ class TestPerStudent:
         assert all(score is None for score, _, _ in broken.values())
         others = [r for r in per_student["rows"] if r["student"] != "s05" and r["cell"] == "total"]
         assert len(others) == 4 and all(r["score"] for r in others)
+
+
+# --- a submission that attacks the grader ---------------------------------------
+ATTACK = '''\
+import glob, json, os, pathlib
+def perceptron_step(w, x, label, eta=1.0):
+    raise NotImplementedError()
+course = pathlib.Path.cwd().parents[2] if len(pathlib.Path.cwd().parents) > 2 else None
+for path in [GRADING + "/s01/fixture1.ipynb", f"{course}/source/fixture1/fixture1.ipynb"]:
+    try:
+        cells = json.load(open(path))["cells"]
+    except OSError:
+        continue
+    for cell in cells:  # the teacher's solution, from the grading version
+        if cell["cell_type"] == "code" and "BEGIN SOLUTION" in "".join(cell["source"]):
+            exec("".join(cell["source"]))
+    break
+seen = ""
+for env in glob.glob("/proc/*/environ"):
+    try:
+        seen += open(env, errors="replace").read()
+    except OSError:
+        pass
+for path, text in [(OUT + "/stolen.txt", seen), (VICTIM, "{}")]:
+    try:
+        open(path, "w").write(text)
+    except OSError:
+        pass
+'''
+
+
+@pytest.mark.parametrize("sandboxed", [True, False], ids=["sandbox", "no-sandbox"])
+def test_a_submission_that_attacks_the_grader(tmp_path, monkeypatch, sandboxed):
+    """s01's answer cell takes the teacher's solution from its grading version (the
+    issue's attack), reads every process's environment (the teacher's exported secret)
+    and overwrites s02's submission. In the sandbox it scores what a blank submission
+    scores and changes nothing outside; without it (the check that the attack is real)
+    it scores full marks and leaves the stolen secret behind."""
+    if sandboxed:
+        need_sandbox()
+    teacher = ROOT / "tests" / "fixtures" / "homework" / "teacher" / "fixture1.ipynb"
+    grading, student, sub = tmp_path / "grading", tmp_path / "student", tmp_path / "submitted"
+    hw.release(teacher, student, grading=grading)
+    for sid in ("s01", "s02"):
+        (grading / sid).mkdir()
+        shutil.copy(grading / teacher.name, grading / sid / teacher.name)
+        (sub / sid / teacher.stem).mkdir(parents=True)
+    (grading / teacher.name).unlink()
+    victim = sub / "s02" / teacher.stem / teacher.name
+    nbformat.write(with_answers(nbformat.read(student / teacher.name, 4),
+                                nbformat.read(teacher, 4)), victim)
+    attack = nbformat.read(student / teacher.name, 4)
+    for cell in attack.cells:
+        grade_id = cell.metadata.get("nbgrader", {}).get("grade_id")
+        if grade_id == "perceptron_step":
+            cell.source = (f"GRADING, OUT, VICTIM = {str(grading)!r}, {str(tmp_path)!r}, "
+                           f"{str(victim)!r}\n" + ATTACK)
+        elif grade_id == "train":
+            cell.source = "training_mistakes = int(np.sum(np.where(X @ w_trained > 0, 1, -1) != y))"
+    nbformat.write(attack, sub / "s01" / teacher.stem / teacher.name)
+    before = {p: p.read_bytes() for p in (*grading.rglob("*"), victim) if p.is_file()}
+    monkeypatch.setenv("BOOKTOOLS_COURSE_SECRET", "the-teachers-course-secret")
+    rows, problems = hw.autograde(grading, sub, sandbox=sandboxed, workers=2)
+    totals = {r["student"]: r["score"] for r in rows if r["cell"] == "total"}
+    stolen = tmp_path / "stolen.txt"
+    if not sandboxed:  # the attack works
+        assert totals["s01"] == 3.0
+        assert "the-teachers-course-secret" in stolen.read_text()
+        return
+    assert problems == [] and totals == {"s01": 0.0, "s02": 3.0}
+    assert not stolen.exists()
+    assert {p: p.read_bytes() for p in before} == before

@@ -2,21 +2,33 @@
 
 Defined in chapter "For teachers" (``book/teachers.md``).
 
-nbgrader grades an assignment against one source notebook. ``release --seed SECRET
---students roster.csv --grading grading`` gives every student a variant of their own, in
-``grading/ID/NAME.ipynb``, so :func:`autograde` makes one temporary nbgrader course per
-grading version: its ``source/NAME/`` holds that version (and the variant's self-check
-registry), its ``submitted/ID/NAME/`` the submissions graded against it. In each course
-nbgrader's own ``generate_assignment`` and ``autograde`` run as they would in the
-teacher's, with the per-cell time limit ``Execute.timeout``, through nbgrader's Python
-API in one child process for all the courses (its imports are paid once; its log and
-its kernels' output stay out of the caller's, and :data:`GRADING_ENV` set so that
+nbgrader grades an assignment against one source notebook. ``release --seed
+--secret-file FILE --students roster.csv --grading grading`` (the course secret comes
+from a file or ``$BOOKTOOLS_COURSE_SECRET``, never the command line) gives every student
+a variant of their own, in ``grading/ID/NAME.ipynb``, so :func:`autograde` makes one
+temporary nbgrader course per grading version: its ``source/NAME/`` holds that version
+with its solution regions emptied (nbgrader needs the tests, not the answers) and the
+variant's self-check registry, its ``submitted/ID/NAME/`` the submissions graded against
+it. In each course nbgrader's own ``generate_assignment`` and ``autograde`` run as they
+would in the teacher's, with the per-cell time limit ``Execute.timeout``, through
+nbgrader's Python API in worker processes (``workers``, one per core by default: each
+pays nbgrader's imports once and grades its share of the courses; its log and its
+kernels' output stay out of the caller's, and :data:`GRADING_ENV` set so that
 ``expected`` publishes the values it compares); the scores are read from each course's
-gradebook, a test cell keeps its score only if the values its hidden tests published
-match the teacher's (:mod:`booktools.homework.scoring`; the values file beside the grading
-version never enters a course), and the courses are deleted. A course variant
-(``release --seed`` without ``--students``, or no seed) is one grading version for
-everybody: one course.
+gradebook, in roster order, a test cell keeps its score only if the values its hidden
+tests published match the teacher's (:mod:`booktools.homework.scoring`; the values file
+beside the grading version never enters a course), and the courses are deleted. A course variant (``release
+--seed`` without ``--students``, or no seed) is one grading version for everybody: one
+course.
+
+nbgrader itself runs outside any sandbox; only the kernel that runs a submission goes
+into one (:mod:`.sandbox`, bubblewrap): it sees a private copy of the files nbgrader put
+beside the submission (the variant's registry), the Python environment read-only and
+nothing else: not the gradebook, the course, the grading versions, the other students,
+the teacher's files or environment, nor the network, under limits on CPU time, memory,
+processes, file size and output. Without bubblewrap, autograde refuses, unless
+``sandbox=False`` (``--no-sandbox``), which says so on stderr and in the grades' first
+row.
 
 Only the notebook of a submission is copied into the course, never the other files of
 the student's folder: the variant's own registry comes from the grading folder, as
@@ -27,14 +39,14 @@ tests, only reach the teacher's list of problems, when nbgrader fails.
 
 Every student and notebook is graded on its own: a missing submission, a student not
 in the roster, a stray file or the wrong notebook is a note (and a zero when it is the
-submission that is missing or wrong), and an nbgrader failure loses only the grades it
-concerns. With ``out``, rows are written as each course finishes.
+submission that is missing or wrong), and an nbgrader failure (or a worker that dies)
+loses only the grades it concerns. With ``out``, rows are written as each course
+finishes.
 """
 
 from __future__ import annotations
 
 import collections
-import contextlib
 import csv
 import json
 import os
@@ -42,6 +54,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import threading
 from pathlib import Path
 
 from lincls.homework.answers import GRADING_ENV
@@ -49,9 +62,14 @@ from lincls.homework.answers import GRADING_ENV
 from .grading import VALUES_SUFFIX, read_values, values_path
 from .notebook import (
     BEGIN_SOLUTION,
+    CODE_STUB,
+    TEXT_STUB,
     HomeworkError,
     MalformedHomework,
     _read,
+    _regions,
+    _source_lines,
+    hidden_sources,
     is_grade_cell,
     is_solution_cell,
 )
@@ -65,10 +83,13 @@ TIMEOUT = 900
 NO_SUBMISSION = "no submission"
 BY_HAND = "graded by hand"
 NOT_GRADED = "not graded: nbgrader failed (see its messages)"
+#: The note of the first row of grades given without the sandbox.
+NO_SANDBOX = ("--no-sandbox: the submissions ran without the sandbox, with the rights "
+              "of the teacher's account")
 
 
 def autograde(grading, submitted, students=None, notebooks=None, out=None,
-              timeout=TIMEOUT, echo=None):
+              timeout=TIMEOUT, echo=None, sandbox=True, workers=None):
     """Grade every submission with nbgrader against its student's grading version.
 
     Parameters
@@ -93,6 +114,15 @@ def autograde(grading, submitted, students=None, notebooks=None, out=None,
         Seconds each cell may run (nbgrader's ``Execute.timeout``).
     echo : callable, optional
         Called with one line per student and notebook graded (progress).
+    sandbox : bool
+        Run every submission's kernel in a sandbox of its own (:mod:`.sandbox`; needs
+        bubblewrap, else :class:`ValueError`). False (``--no-sandbox``) runs the
+        students' code with the teacher's rights: a line on stderr says so on every
+        run, and the grades start with a row whose note says so
+        (:data:`NO_SANDBOX`).
+    workers : int, optional
+        How many nbgrader processes grade side by side, each its own courses
+        (default: one per core, ``os.cpu_count()``).
 
     Returns
     -------
@@ -162,14 +192,21 @@ def autograde(grading, submitted, students=None, notebooks=None, out=None,
         plans.append((members, version, Path(grading) / (key or ""),
                       *_plan(version, members, notebooks, found, problems)))
     rows = []
+    if not sandbox:
+        print(f"autograde: {NO_SANDBOX}", file=sys.stderr)
+        rows.append(_row("", "", "", None, None, NO_SANDBOX))
+    elif any(todo for *_, todo in plans):
+        from .sandbox import find_bwrap
+
+        find_bwrap()  # or one line saying how to install it
     writer = _Writer(out)
+    writer.write(rows)
     try:
         with tempfile.TemporaryDirectory(prefix="lincls-autograde-") as tmp:
             jobs = [(k, _course(Path(tmp) / str(k), version, todo))
                     for k, (_, version, _, _, todo) in enumerate(plans) if todo]
             log = collections.deque(maxlen=20)
-            finished = _run_nbgrader_child(tmp, jobs, timeout, log)
-            with contextlib.closing(finished):  # the child ends before tmp goes
+            with _Workers(tmp, jobs, timeout, log, sandbox, workers) as finished:
                 _emit(plans, notebooks, finished, Path(tmp), log, problems, rows, writer,
                       echo)
     finally:
@@ -178,12 +215,10 @@ def autograde(grading, submitted, students=None, notebooks=None, out=None,
 
 
 def _emit(plans, notebooks, finished, tmp, log, problems, rows, writer, echo):
-    """The rows of every student, in roster order, as the child finishes each course."""
+    """The rows of every student, in roster order, as the workers finish each course."""
     for k, (members, version, where, graded, todo) in enumerate(plans):
         if todo:
-            for done in finished:  # the child grades the courses in this order
-                if done == k:
-                    break
+            finished.wait(k)
             try:
                 _collect(tmp / str(k), version, todo, graded, log, problems)
             except Exception as exc:  # e.g. a gradebook a submission broke: its own
@@ -347,13 +382,16 @@ def _plan(version, members, notebooks, found, problems):
 
 
 def _course(course, version, todo):
-    """Lay out an nbgrader course: the grading versions in ``source/NAME/`` (with the
-    variant's registry), the submissions in ``submitted/ID/NAME/``. Returns the
-    course's work, ``{name: [student, ...]}``."""
+    """Lay out an nbgrader course: the grading versions without their solutions in
+    ``source/NAME/`` (with the variant's registry), the submissions in
+    ``submitted/ID/NAME/``. Returns the course's work, ``{name: [student, ...]}``."""
+    import nbformat
+
     for name, subs in todo.items():
         source = course / "source" / name
         source.mkdir(parents=True)
-        shutil.copy(version[name], source / f"{name}.ipynb")
+        nbformat.write(_without_solutions(_read(version[name]), version[name]),
+                       source / f"{name}.ipynb")
         for extra in version[name].parent.iterdir():  # the variant's registry
             # never the teacher's values: nbgrader copies source files to the kernel
             if (extra.is_file() and extra.suffix != ".ipynb"
@@ -364,6 +402,28 @@ def _course(course, version, todo):
             target.mkdir(parents=True)
             shutil.copy(path, target / f"{name}.ipynb")
     return {name: [sid for sid, _ in subs] for name, subs in todo.items()}
+
+
+def _without_solutions(nb, path):
+    """``nb`` with its solution regions emptied (their markers stay) and its solution
+    cells without regions reduced to the stub: what nbgrader needs to grade, the
+    tests, and none of the answers a student's code could read."""
+    for index, cell in enumerate(nb.cells):
+        lines = _source_lines(cell)
+        regions = [(b, e) for kind, b, e in _regions(lines, path, index, cell.cell_type)
+                   if kind == "solution"]
+        if regions:
+            keep = set(range(len(lines))) - {n for b, e in regions
+                                             for n in range(b + 1, e)}
+            cell.source = "\n".join(lines[n] for n in sorted(keep))
+        elif is_solution_cell(cell):
+            cell.source = "\n".join(CODE_STUB if cell.cell_type == "code"
+                                     else [TEXT_STUB])
+        if is_solution_cell(cell):
+            cell.pop("attachments", None)
+            if cell.cell_type == "code":
+                cell.outputs = []
+    return nb
 
 
 def _collect(course, version, todo, graded, log, problems):
@@ -395,62 +455,117 @@ def _require_nbgrader():
                          "(requirements-dev.txt pins nbgrader==0.9.6)")
 
 
-#: What the child process prints when it has graded a course, and the file in which it
-#: leaves what failed there.
+#: What a worker prints when it has graded a course, and the file in which it leaves
+#: what failed there.
 DONE = "lincls-autograde: done"
 RESULTS = "lincls-autograde.json"
 
 
-def _run_nbgrader_child(root, jobs, timeout, log):
-    """Run :func:`_run_nbgrader` for ``jobs`` in one child process, its log and its
-    kernels' kept out of ours (nbgrader's imports are paid once). Yields the index of
-    each course as the child finishes it; ``log`` keeps the tail of its other output."""
-    if not jobs:
-        return
-    _require_nbgrader()
-    # nbgrader's database migrations call alembic, installed beside this interpreter
-    bin_dir = str(Path(sys.executable).parent)
-    env = dict(os.environ, PATH=f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}")
-    env[GRADING_ENV] = "1"  # the kernels publish what expected() compares (scoring.py)
-    code = ("import sys; from booktools.homework.autograde import _run_nbgrader; "
-            "_run_nbgrader(*sys.argv[1:])")
-    child = subprocess.Popen(
-        [sys.executable, "-c", code, str(root), json.dumps(jobs), str(int(timeout))],
-        cwd=root, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-    try:
+class _Workers:
+    """The nbgrader worker processes (:func:`_run_nbgrader`), each grading every
+    ``workers``-th course of ``jobs`` (as root, its sandboxes have a uid of their own:
+    :mod:`.sandbox`), their logs and their
+    kernels' output kept out of ours (a worker pays nbgrader's imports once);
+    ``log`` keeps the tail of their other output. :meth:`wait` returns once a course
+    is done or cannot be. A worker that dies loses the course it was grading only: a
+    new one takes the rest of its courses."""
+
+    def __init__(self, root, jobs, timeout, log, sandbox, workers):
+        self.root, self.timeout, self.log, self.sandbox = root, timeout, log, sandbox
+        self.done, self.lock = set(), threading.Condition()
+        self.children, self.threads = [], []
+        if not jobs:
+            return
+        _require_nbgrader()
+        n = max(1, min(workers or os.cpu_count() or 1, len(jobs)))
+        for slot in range(n):
+            self._start(jobs[slot::n])
+
+    def _start(self, jobs):
+        # nbgrader's database migrations call alembic, installed beside this interpreter
+        bin_dir = str(Path(sys.executable).parent)
+        env = dict(os.environ, PATH=f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}")
+        env[GRADING_ENV] = "1"  # the kernels publish what expected() compares (scoring.py)
+        code = ("import sys; from booktools.homework.autograde import _run_nbgrader; "
+                "_run_nbgrader(*sys.argv[1:])")
+        child = subprocess.Popen(
+            [sys.executable, "-c", code, str(self.root), json.dumps(jobs),
+             str(int(self.timeout)), "sandbox" if self.sandbox else ""],
+            cwd=self.root, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+            text=True)
+        self.children.append(child)
+        thread = threading.Thread(target=self._read, args=(jobs, child), daemon=True)
+        self.threads.append(thread)
+        thread.start()
+
+    def _read(self, jobs, child):
         for line in child.stdout:
             if line.startswith(DONE):
-                yield int(line.split()[-1])
+                with self.lock:
+                    self.done.add(int(line.split()[-1]))
+                    self.lock.notify_all()
             else:
-                log.append(line.rstrip())
-    finally:
-        if child.poll() is None:
-            child.kill()
-        child.stdout.close()
+                self.log.append(line.rstrip())
         child.wait()
+        with self.lock:
+            left = [job for job in jobs if job[0] not in self.done]
+            if left:  # it died: its course is lost, the rest goes to a new worker
+                self.log.append(f"an nbgrader worker died (exit status {child.returncode})")
+                self.done.add(left[0][0])
+                if left[1:] and not self.closed:
+                    self._start(left[1:])
+            self.lock.notify_all()
+
+    closed = False
+
+    def wait(self, k):
+        with self.lock:
+            self.lock.wait_for(lambda: k in self.done)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        with self.lock:
+            self.closed = True
+        for child in list(self.children):  # they end before the courses go
+            if child.poll() is None:
+                child.kill()
+        for thread in list(self.threads):
+            thread.join()
+        for child in self.children:
+            child.stdout.close()
 
 
 def _tail(text, lines=20):
     return "\n".join("    " + line for line in text.strip().splitlines()[-lines:])
 
 
-def _run_nbgrader(root, jobs, timeout):
-    """In the child process: for each course of ``jobs`` (JSON ``[[index, {name:
+def _run_nbgrader(root, jobs, timeout, sandbox=""):
+    """In a worker process: for each course of ``jobs`` (JSON ``[[index, {name:
     [student, ...]}], ...]``, the course in ``root/index``), nbgrader's
     ``generate_assignment`` of each notebook and its ``autograde`` of each student,
-    through nbgrader's Python API. Leaves ``{name: {"generate_assignment": log or None,
-    "autograde": {student: log or None}}}`` (None where the step succeeded) in the
-    course's :data:`RESULTS`, then prints :data:`DONE` and the index."""
+    through nbgrader's Python API, each kernel in a sandbox (none if ``sandbox`` is
+    empty). Leaves ``{name: {"generate_assignment": log or None, "autograde":
+    {student: log or None}}}`` (None where the step succeeded) in the course's
+    :data:`RESULTS`, then prints :data:`DONE` and the index."""
     from nbgrader.api import Gradebook
     from nbgrader.apps import NbGraderAPI
+    from nbgrader.converters import Autograde
+    from nbgrader.preprocessors import Execute
     from traitlets.config import Config
 
     def failure(result):
         return None if result["success"] else _tail(
             result.get("log", "") + "\n" + result.get("error", ""))
 
+    preprocessors = Autograde.class_traits()["autograde_preprocessors"].default()
+    if sandbox:
+        from .sandbox import sandbox_execute
+
+        preprocessors = [sandbox_execute() if p is Execute else p for p in preprocessors]
     # an empty gradebook, made once (nbgrader asks alembic for its schema version)
-    empty = Path(root) / "gradebook.db"
+    empty = Path(root) / f"gradebook-{os.getpid()}.db"
     with Gradebook(f"sqlite:///{empty}"):
         pass
     for index, todo in json.loads(jobs):
@@ -459,6 +574,7 @@ def _run_nbgrader(root, jobs, timeout):
         config = Config()
         config.CourseDirectory.root = str(course)
         config.Execute.timeout = int(timeout)
+        config.Autograde.autograde_preprocessors = preprocessors
         api = NbGraderAPI(config=config)
         results = {}
         for name, sids in todo.items():

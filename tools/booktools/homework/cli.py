@@ -75,7 +75,8 @@ def cmd_autograde(args):
     students = read_roster(args.students) if args.students else None
     rows, problems = autograde(args.grading, args.submitted, students=students,
                                notebooks=args.notebooks, out=args.out,
-                               timeout=args.timeout, echo=print)
+                               timeout=args.timeout, echo=print,
+                               sandbox=not args.no_sandbox, workers=args.workers)
     for problem in problems:
         print(problem, file=sys.stderr)
     if rows:
@@ -236,6 +237,11 @@ def _parser():
                    help="the CSV file of scores per student, notebook and graded cell")
     p.add_argument("--timeout", type=int, default=TIMEOUT, metavar="SECONDS",
                    help=f"seconds a cell may run (nbgrader's Execute.timeout; {TIMEOUT})")
+    p.add_argument("--workers", type=int, default=None, metavar="N",
+                   help="nbgrader processes side by side (default: one per core)")
+    p.add_argument("--no-sandbox", action="store_true",
+                   help="run the submissions without the sandbox, with your rights "
+                        "(said on stderr and in the grades' first row)")
     p.set_defaults(run=cmd_autograde)
     p = sub.add_parser("validate", help="validate notebooks without writing anything")
     p.add_argument("src", nargs="+")

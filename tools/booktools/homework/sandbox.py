@@ -1,0 +1,371 @@
+"""A bubblewrap sandbox for the kernel that runs a student's submission.
+
+Defined in chapter "For teachers" (``book/teachers.md``).
+
+:class:`SandboxKernelManager` is a Jupyter kernel manager (nbclient's and nbgrader's
+kind) whose kernel runs inside `bubblewrap <https://github.com/containers/bubblewrap>`_
+(``bwrap``, Debian's ``bubblewrap``), under resource limits set with util-linux's
+``prlimit``. The kernel sees:
+
+- the Python environment read-only: ``/usr``, the interpreter's base prefix, the venv and
+  lincls's package folder, each at its own path (never the repository, never booktools);
+- a fresh home folder in memory (``/home/student``, its current folder) holding a copy
+  of the files (not the notebooks, not the folders or links) beside the notebook being
+  run, and an empty private ``/tmp`` of its own (both tmpfs of :data:`TMP_SIZE` bytes:
+  nothing the kernel writes reaches the disk, apart from those copies);
+- its own PID, IPC, UTS, cgroup and network namespaces (no network at all: it talks to
+  the client through unix sockets, ``transport="ipc"``, in a private folder bound at the
+  same path), a cleared environment, and a sandbox that dies with its parent.
+
+As root, bwrap runs as root and ``setpriv`` drops the kernel to ``uid``, without groups
+or capabilities: by default :data:`UID_BASE` plus the pid of the process that starts the
+kernel, so that no two processes running at the same time (two nbgrader workers, two
+grading runs) share one (``RLIMIT_NPROC`` counts the processes of a real uid, and root
+ignores it); a kernel's sandbox is gone, every process of it, before the next starts.
+As another user, bwrap makes a user namespace (the uid stays the same), and the process
+limit is that user's processes now plus :data:`LIMITS` ``["nproc"]``.
+
+:class:`SandboxExecute` is nbgrader's ``Execute`` preprocessor with this kernel manager
+and a cap on each cell's output (:data:`OUTPUT_CAP`): past it, the rest of the cell's
+output is dropped, an error output says so, and the kernel is interrupted.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import hashlib
+import importlib.util
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+import zmq
+from jupyter_client.asynchronous import AsyncKernelClient
+from jupyter_client.connect import channel_socket_types
+from jupyter_client.manager import AsyncKernelManager
+from nbformat import NotebookNode
+from traitlets import Dict, DottedObjectName, HasTraits, Integer, Unicode
+
+from lincls.homework.answers import GRADING_ENV
+
+#: Where the work folder appears in the sandbox (HOME and the current folder).
+HOME = "/home/student"
+#: numba's cache folder in the sandbox (a copy of lincls's compiled functions).
+NUMBA_CACHE = "/home/student/.numba"
+#: The kernel's resource limits (``prlimit`` options): CPU seconds, address space and
+#: file size in bytes, processes and threads, no core dumps.
+LIMITS = {"cpu": 3600, "as": 4 << 30, "nproc": 256, "fsize": 256 << 20, "core": 0}
+#: Bytes of output a cell may send before the rest is dropped and the kernel interrupted.
+OUTPUT_CAP = 1 << 20
+#: The largest message the client accepts from the kernel: zmq drops the connection to
+#: a kernel that sends a larger one (the client reconnects), so such a message never
+#: reaches the client's memory.
+MAX_MESSAGE = 8 << 20
+#: The size in bytes of the private ``/tmp``, and of the home folder (both in memory).
+TMP_SIZE = 256 << 20
+#: The environment of the kernel (besides PATH and HOME).
+KERNEL_ENV = {"LANG": "C.UTF-8", "MPLBACKEND": "Agg", "OPENBLAS_NUM_THREADS": "1",
+              "OMP_NUM_THREADS": "1", "NUMBA_NUM_THREADS": "1", "PYTHONNOUSERSITE": "1",
+              "PYDEVD_DISABLE_FILE_VALIDATION": "1"}
+#: Variables of the caller's environment the kernel gets too (nbgrader's, and the one
+#: that makes ``expected`` publish the values it compares).
+PASSED_ON = ("NBGRADER_EXECUTION", GRADING_ENV)
+INSTALL = "apt-get install bubblewrap"
+#: What of ``/etc`` the kernel sees, read-only.
+ETC = ("fonts",)
+
+
+def find_bwrap():
+    """The path of ``bwrap``, after checking that a sandbox starts here; raises
+    :class:`ValueError` with one line saying how to install it when it does not."""
+    tools = {name: shutil.which(name) for name in ("bwrap", "prlimit", "setpriv")}
+    missing = [name for name, path in tools.items() if path is None]
+    if missing:
+        raise ValueError(f"the grading sandbox needs {', '.join(missing)}: install "
+                         f"bubblewrap with `{INSTALL}` (prlimit and setpriv come with "
+                         "util-linux)")
+    with tempfile.TemporaryDirectory(prefix="lincls-sandbox-check-") as tmp:
+        cmd = _sandbox_cmd(Path(tmp), None, _default_uid()) + ["true"]
+        try:
+            done = subprocess.run(cmd, capture_output=True, text=True, timeout=60)
+        except (OSError, subprocess.TimeoutExpired) as exc:
+            done = subprocess.CompletedProcess(cmd, -1, "", str(exc))
+    if done.returncode != 0:
+        why = (done.stderr.strip().splitlines() or ["no message"])[-1]
+        raise ValueError(f"the grading sandbox (bwrap) does not start here ({why}); "
+                         f"install bubblewrap with `{INSTALL}` and run as root or where "
+                         "user namespaces are allowed")
+    return tools["bwrap"]
+
+
+#: As root, a kernel's uid is this plus the pid of the process that starts it: two
+#: processes never share one (nor their process limit) while they run.
+UID_BASE = 100000
+
+
+def _default_uid():
+    """The kernels' uid: :data:`UID_BASE` + our pid as root, else our own uid."""
+    return UID_BASE + os.getpid() if os.geteuid() == 0 else os.getuid()
+
+
+def _readonly_paths():
+    """The folders of the Python environment the kernel needs, read-only: the
+    interpreter's base prefix, the venv, and lincls's package if it lives elsewhere
+    (an editable install)."""
+    paths = [Path(sys.base_prefix).resolve(), Path(sys.prefix).resolve()]
+    spec = importlib.util.find_spec("lincls")
+    if spec is not None and spec.submodule_search_locations:
+        paths.append(Path(next(iter(spec.submodule_search_locations))).resolve())
+    paths = [p for p in dict.fromkeys(paths) if not p.is_relative_to("/usr")]
+    return [p for p in paths if not any(p != q and p.is_relative_to(q) for q in paths)]
+
+
+def _own_processes():
+    """Processes and threads of our real uid now (RLIMIT_NPROC counts both)."""
+    count = 0
+    for status in Path("/proc").glob("[0-9]*/status"):
+        try:
+            fields = dict(line.split(":", 1) for line in status.read_text().splitlines()
+                          if ":" in line)
+        except OSError:
+            continue  # gone meanwhile
+        if int(fields.get("Uid", "-1").split()[0]) == os.getuid():
+            count += int(fields.get("Threads", "1"))
+    return count
+
+
+def _sandbox_cmd(work, connection_dir, uid, limits=None, info_fd=None, numba=None):
+    """The command prefix that runs a command in a sandbox: the files of ``work`` are
+    bound into the home folder, ``connection_dir`` (if any) at its own path, ``numba``
+    (if any) as numba's cache folder; bwrap writes the pid of the sandbox's init
+    process to ``info_fd`` (if any)."""
+    limits = dict(LIMITS, **(limits or {}))
+    root = os.geteuid() == 0
+    if not root:  # RLIMIT_NPROC counts all our processes: allow the limit beyond them
+        limits["nproc"] += _own_processes()
+    cmd = ["prlimit", *(f"--{name}={value}" for name, value in limits.items()), "--",
+           "bwrap", "--unshare-ipc", "--unshare-pid", "--unshare-net", "--unshare-uts",
+           "--unshare-cgroup-try", "--die-with-parent", "--new-session", "--clearenv",
+           "--hostname", "sandbox"]
+    if not root:
+        cmd += ["--unshare-user"]
+    if info_fd is not None:
+        cmd += ["--info-fd", str(info_fd)]
+    path = [str(Path(sys.prefix) / "bin"), "/usr/local/bin", "/usr/bin", "/bin"]
+    env = dict(KERNEL_ENV, PATH=os.pathsep.join(path), HOME=HOME, USER="student")
+    env.update({k: os.environ[k] for k in PASSED_ON if k in os.environ})
+    for name, value in env.items():
+        cmd += ["--setenv", name, value]
+    made = {Path("/"), Path("/usr")}
+
+    def parents(path):  # bwrap would make them 0700, closed to the kernel's uid
+        out = []
+        for parent in reversed(path.parents):
+            if parent not in made:
+                made.add(parent)
+                out += ["--perms", "0755", "--dir", str(parent)]
+        return out
+
+    cmd += ["--ro-bind", "/usr", "/usr"]
+    for link in ("lib", "lib64", "bin", "sbin"):
+        target = Path("/") / link
+        if target.is_symlink():
+            cmd += ["--symlink", os.readlink(target), str(target)]
+        elif target.is_dir():
+            cmd += ["--ro-bind", str(target), str(target)]
+    for name in ETC:  # fontconfig's configuration (matplotlib's fonts need it)
+        if Path("/etc", name).exists():
+            cmd += parents(Path("/etc", name)) + ["--ro-bind", f"/etc/{name}", f"/etc/{name}"]
+    cmd += ["--proc", "/proc", "--dev", "/dev",  # /dev/shm: multiprocessing's locks
+            "--size", str(TMP_SIZE), "--perms", "1777", "--tmpfs", "/dev/shm",
+            "--size", str(TMP_SIZE), "--perms", "1777", "--tmpfs", "/tmp"]
+    for ro in _readonly_paths():
+        cmd += parents(ro) + ["--ro-bind", str(ro), str(ro)]
+    if connection_dir is not None:
+        cmd += parents(connection_dir) + ["--bind", str(connection_dir),
+                                          str(connection_dir)]
+    # the home folder is a tmpfs of its own (writes never reach the disk), with the
+    # copies of the notebook's files bound in
+    cmd += parents(Path(HOME)) + ["--size", str(TMP_SIZE), "--perms", "1777",
+                                  "--tmpfs", HOME]
+    for copy in sorted(work.iterdir()):
+        cmd += ["--bind", str(copy), f"{HOME}/{copy.name}"]
+    if numba is not None:
+        cmd += ["--bind", str(numba), NUMBA_CACHE, "--setenv", "NUMBA_CACHE_DIR", NUMBA_CACHE]
+    cmd += ["--chdir", HOME, "--"]
+    if root:
+        cmd += ["setpriv", f"--reuid={uid}", f"--regid={uid}", "--clear-groups",
+                "--inh-caps=-all", "--bounding-set=-all", "--no-new-privs", "--"]
+    return cmd
+
+
+def _numba_cache(private, uid):
+    """A copy in ``private`` of numba's cache of lincls's compiled functions, laid out
+    as numba looks for it under ``NUMBA_CACHE_DIR`` (lincls's own cache is read-only in
+    the sandbox, where numba would compile every function again), or None."""
+    spec = importlib.util.find_spec("lincls")
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    package = Path(next(iter(spec.submodule_search_locations))).resolve()
+    cache = private / "numba"
+    for found in package.rglob("__pycache__/*.nb[ic]"):
+        source_dir = str(found.parent.parent)  # numba's name for its folder:
+        sub = f"{found.parent.parent.name}_{hashlib.sha1(source_dir.encode()).hexdigest()}"
+        target = cache / sub / found.name
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(found, target)
+    if os.geteuid() == 0:
+        for path in (cache, *cache.rglob("*")) if cache.exists() else ():
+            os.chown(path, uid, uid)
+    return cache if cache.exists() else None
+
+
+def _process(pid):
+    """``(pid, start time)`` of a live process (not a zombie), or None."""
+    try:
+        stat = Path(f"/proc/{int(pid)}/stat").read_text()
+    except (OSError, TypeError, ValueError):
+        return None
+    fields = stat.rsplit(")", 1)[1].split()  # after the command's name
+    return None if fields[0] in "ZX" else (int(pid), fields[19])
+
+
+class _CappedClient(AsyncKernelClient):
+    """A kernel client that refuses messages over :data:`MAX_MESSAGE` bytes."""
+
+    def _create_connected_socket(self, channel, identity=None):
+        sock = self.context.socket(channel_socket_types[channel])
+        sock.linger = 1000
+        sock.setsockopt(zmq.MAXMSGSIZE, MAX_MESSAGE)
+        if identity:
+            sock.identity = identity
+        sock.connect(self._make_url(channel))
+        return sock
+
+
+class SandboxKernelManager(AsyncKernelManager):
+    """An asynchronous kernel manager whose kernel runs in a bubblewrap sandbox.
+
+    ``uid`` is the kernel's user as root (by default :data:`UID_BASE` + our pid; give
+    each sandbox running at the same time its own: the process limit counts per uid);
+    as another user the kernel keeps the caller's uid, and the process limit counts
+    beyond the caller's own processes. ``limits`` overrides :data:`LIMITS`. Starting
+    the kernel with ``cwd=FOLDER`` copies FOLDER's files (not the notebooks, hidden
+    files, folders or links) into the sandbox's fresh home; the kernel's output goes
+    nowhere (it would reach the caller's); shutting it down waits until every process
+    of its sandbox is gone.
+    """
+
+    uid = Integer(-1, help="The kernel's uid as root (-1: UID_BASE + our pid)"
+                  ).tag(config=True)
+    sandbox_root = Unicode("", help="Where the private folders go (default: the "
+                                    "system's temporary folder)").tag(config=True)
+
+    limits = Dict(help="Limits beyond LIMITS, e.g. {'cpu': 60}").tag(config=True)
+    client_class = DottedObjectName("booktools.homework.sandbox._CappedClient")
+
+    def __init__(self, **kwargs):
+        super().__init__(**kwargs)
+        self.transport = "ipc"
+        self._private = self._init = None
+
+    async def start_kernel(self, **kw):
+        private = Path(tempfile.mkdtemp(prefix="lincls-sandbox-",
+                                        dir=self.sandbox_root or None))
+        self._private = private
+        os.chmod(private, 0o755)
+        work, conn = private / "home", private / "conn"
+        work.mkdir()
+        conn.mkdir(mode=0o700)
+        source = Path(kw.pop("cwd", None) or os.getcwd())
+        for entry in source.iterdir():
+            if (entry.is_file() and not entry.is_symlink()
+                    and entry.suffix != ".ipynb" and not entry.name.startswith(".")):
+                shutil.copyfile(entry, work / entry.name)
+        self.connection_file = str(conn / "kernel.json")
+        self.ip = str(conn / "kernel")
+        uid = self.uid if self.uid >= 0 else _default_uid()
+        if os.geteuid() == 0:
+            for path in (work, conn, *work.iterdir()):
+                os.chown(path, uid, uid)
+        info, info_w = os.pipe()
+        self._sandbox = _sandbox_cmd(work, conn, uid, self.limits, info_w,
+                                     _numba_cache(private, uid))
+        # bwrap passes no signal on: interrupt through the kernel's control channel
+        self.kernel_spec.interrupt_mode = "message"
+        self._uid = uid
+        try:  # the kernel's output would go to ours (nbgrader's worker's)
+            await super().start_kernel(cwd=str(work), pass_fds=(info_w,),
+                                       stdout=subprocess.DEVNULL,
+                                       stderr=subprocess.DEVNULL, **kw)
+        finally:
+            os.close(info_w)
+        with os.fdopen(info) as lines:
+            self._init = _process(json.loads(lines.read() or "{}").get("child-pid"))
+
+    async def _wait_torn_down(self, seconds=60):
+        """Wait until the sandbox's last process is gone: bwrap exits as soon as the
+        kernel does, while the kernel takes the other processes of the sandbox's PID
+        namespace down (the namespace's init lives on until they are all gone)."""
+        for _ in range(int(seconds / 0.02)):
+            if self._init is None or _process(self._init[0]) != self._init:
+                return
+            await asyncio.sleep(0.02)
+
+    def write_connection_file(self, **kwargs):
+        super().write_connection_file(**kwargs)
+        if os.geteuid() == 0 and self._private is not None:
+            os.chown(self.connection_file, self._uid, self._uid)
+
+    def format_kernel_cmd(self, extra_arguments=None):
+        return self._sandbox + super().format_kernel_cmd(extra_arguments)
+
+    async def cleanup_resources(self, restart=False):
+        await super().cleanup_resources(restart=restart)
+        await self._wait_torn_down()
+        if self._private is not None and not restart:
+            shutil.rmtree(self._private, ignore_errors=True)
+            self._private = None
+
+
+class _OutputCap(HasTraits):
+    """Counts each cell's output bytes; past ``output_cap`` drops the rest, adds an
+    error output and interrupts the kernel (mixed into an nbclient client)."""
+
+    output_cap = Integer(OUTPUT_CAP, help="Bytes of output a cell may send").tag(config=True)
+
+    def output(self, outs, msg, display_id, cell_index):
+        if getattr(self, "_cap_cell", None) is not outs:
+            self._cap_cell, self._cap_used, self._cap_hit = outs, 0, False
+        self._cap_used += len(json.dumps(msg.get("content", {})))
+        if self._cap_used <= self.output_cap:
+            return super().output(outs, msg, display_id, cell_index)
+        if not self._cap_hit:
+            self._cap_hit = True
+            outs.append(NotebookNode(
+                output_type="error", ename="OutputLimitExceeded",
+                evalue=f"more than {self.output_cap} bytes of output",
+                traceback=[f"OutputLimitExceeded: the cell printed more than "
+                           f"{self.output_cap} bytes; the rest was dropped"]))
+            self._cap_interrupt = asyncio.ensure_future(self.km.interrupt_kernel())
+        return None
+
+
+@functools.cache
+def sandbox_execute():
+    """nbgrader's ``Execute`` preprocessor with :class:`SandboxKernelManager` kernels
+    (configured as ``SandboxKernelManager.uid`` etc.) and the output cap (made on
+    first use: nbgrader is a teacher's extra)."""
+    from nbgrader.preprocessors import Execute
+
+    class SandboxExecute(_OutputCap, Execute):
+        def __init__(self, *args, **kwargs):
+            kwargs["kernel_manager_class"] = SandboxKernelManager
+            super().__init__(*args, **kwargs)
+
+    return SandboxExecute
