@@ -17,9 +17,9 @@ kernels' output stay out of the caller's, and :data:`GRADING_ENV` set so that
 ``expected`` publishes the values it compares); the scores are read from each course's
 gradebook, in roster order, a test cell keeps its score only if the values its hidden
 tests published match the teacher's (:mod:`booktools.homework.scoring`; the values file
-beside the grading version never enters a course), and the courses are deleted. A course variant (``release
---seed`` without ``--students``, or no seed) is one grading version for everybody: one
-course.
+beside the grading version never enters a course), and the courses are deleted. A
+course variant (``release --seed`` without ``--students``, or no seed) is one grading
+version for everybody: one course.
 
 nbgrader itself runs outside any sandbox; only the kernel that runs a submission goes
 into one (:mod:`.sandbox`, bubblewrap): it sees a private copy of the files nbgrader put
@@ -69,7 +69,6 @@ from .notebook import (
     _read,
     _regions,
     _source_lines,
-    hidden_sources,
     is_grade_cell,
     is_solution_cell,
 )
