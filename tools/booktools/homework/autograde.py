@@ -82,6 +82,11 @@ TIMEOUT = 900
 NO_SUBMISSION = "no submission"
 BY_HAND = "graded by hand"
 NOT_GRADED = "not graded: nbgrader failed (see its messages)"
+KERNEL_FAILED = ("scored zero: the submission's kernel did not finish (a cell ran out of "
+                 "time or output, or the kernel died at a limit of the sandbox)")
+#: What nbclient raises when the kernel of a submission hangs, floods or dies: the
+#: submission's doing, so it scores zero (nbgrader alone gives up on the notebook).
+KERNEL_ERRORS = ("CellTimeoutError", "DeadKernelError", "UnresponsiveKernelError")
 #: The note of the first row of grades given without the sandbox.
 NO_SANDBOX = ("--no-sandbox: the submissions ran without the sandbox, with the rights "
               "of the teacher's account")
@@ -432,6 +437,10 @@ def _collect(course, version, todo, graded, log, problems):
     for name, subs in todo.items():
         sids = [sid for sid, _ in subs]
         scores = _read_scores(course, name, sids, version[name], problems)
+        for sid in results.get(name, {}).get("kernel_failed", []):
+            if sid in scores and scores[sid] is None:
+                scores[sid] = {}  # zero on every cell, and the note says why
+                problems.append(f"{name} of {sid}: {KERNEL_FAILED}")
         failed = [sid for sid in sids if scores[sid] is None]
         if failed:
             steps = results.get(name, {})
@@ -443,6 +452,7 @@ def _collect(course, version, todo, graded, log, problems):
         for sid in sids:
             cells = graded[sid, name][0]
             graded[sid, name] = cells, ((None, NOT_GRADED) if scores[sid] is None
+                                        else ({}, KERNEL_FAILED) if scores[sid] == {}
                                         else (scores[sid], None))
 
 
@@ -558,6 +568,10 @@ def _run_nbgrader(root, jobs, timeout, sandbox=""):
         return None if result["success"] else _tail(
             result.get("log", "") + "\n" + result.get("error", ""))
 
+    def kernel_failed(result):
+        text = result.get("log", "") + result.get("error", "")
+        return not result["success"] and any(error in text for error in KERNEL_ERRORS)
+
     preprocessors = Autograde.class_traits()["autograde_preprocessors"].default()
     if sandbox:
         from .sandbox import sandbox_execute
@@ -578,9 +592,12 @@ def _run_nbgrader(root, jobs, timeout, sandbox=""):
         results = {}
         for name, sids in todo.items():
             made = failure(api.generate_assignment(name, force=True, create=True))
-            results[name] = {"generate_assignment": made, "autograde": {
-                sid: failure(api.autograde(name, sid, force=True, create=True))
-                for sid in ([] if made else sids)}}
+            done = {sid: api.autograde(name, sid, force=True, create=True)
+                    for sid in ([] if made else sids)}
+            results[name] = {"generate_assignment": made,
+                             "autograde": {sid: failure(r) for sid, r in done.items()},
+                             "kernel_failed": [sid for sid, r in done.items()
+                                               if kernel_failed(r)]}
         (course / RESULTS).write_text(json.dumps(results), encoding="utf-8")
         print(DONE, index, flush=True)
 
