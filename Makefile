@@ -150,7 +150,8 @@ release:
 ## variant per student: two pytest workers, the course's tests on one, the per-student
 ## tests (a class of their own) on the other
 nbgrader: bubblewrap
-	$(BIN)/pytest -m nbgrader -n 2 --dist loadscope --timeout 1800 tests/test_nbgrader.py
+	$(BIN)/pytest -m nbgrader -n 2 --dist loadscope --timeout 1800 tests/test_nbgrader.py \
+	  tests/test_grading_attacks.py
 
 ## make student-book: the student edition into _build/student/html (its chapters executed
 ## again, several side by side). STUDENT_REPO=<url> points its Binder links there;

@@ -21,15 +21,17 @@ class Case:
     check: Callable[[object, object], str]
     target: Optional[float] = None  # the ratio to meet, or None to report only
     repeats: int = 5
+    warmup: bool = True  # one untimed call of each side first
 
 
-def median_times(fns, repeats):
+def median_times(fns, repeats, warmup=True):
     """Median wall time of ``repeats`` calls of each function, and the last results.
 
-    After one warm-up call of each, the functions take turns (lincls, scikit-learn,
-    lincls, ...), so that a change in the load of a shared machine hits both sides alike.
+    After one warm-up call of each (unless ``warmup`` is false), the functions take
+    turns (lincls, scikit-learn, lincls, ...), so that a change in the load of a shared
+    machine hits both sides alike.
     """
-    results = [fn() for fn in fns]
+    results = [fn() for fn in fns] if warmup else [None] * len(fns)
     times = [[] for _ in fns]
     for _ in range(repeats):
         for k, fn in enumerate(fns):
@@ -41,7 +43,8 @@ def median_times(fns, repeats):
 
 def run_case(case):
     """Time both sides of a case; return one table row as a dict."""
-    (t_lin, t_sk), (r_lin, r_sk) = median_times([case.lincls, case.sklearn], case.repeats)
+    (t_lin, t_sk), (r_lin, r_sk) = median_times([case.lincls, case.sklearn], case.repeats,
+                                              case.warmup)
     ratio = t_lin / t_sk
     if case.target is None:
         verdict = "report only"
