@@ -1,8 +1,7 @@
 """Sphinx extensions of the book's website; listed in ``_config.yml``, not used by lincls.
 
 - :mod:`.site` fixes console errors of the theme's and the widgets' pages;
-- :mod:`.homework_table` adds the teachers' chapter's ``{homework-table}`` and
-  ``{self-check-table}`` directives;
+- :mod:`.homework_table` adds the teachers' chapter's ``{homework-table}`` directive;
 - :mod:`.pdf` links the book's PDF from every page, and prints the PDF editions
   (``make pdf``, ``make student-pdf``);
 - :mod:`.binder` keeps the notebooks' math macros (read by JupyterLab) in step with

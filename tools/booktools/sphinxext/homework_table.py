@@ -1,4 +1,4 @@
-"""The teachers' tables: ``{homework-table}`` and ``{self-check-table}``.
+"""The teachers' table of the homework: ``{homework-table}``.
 
 A Sphinx extension (listed in ``_config.yml``). Defined in chapter "For teachers"
 (``book/teachers.md``).
@@ -11,7 +11,6 @@ from docutils.parsers.rst import Directive, directives
 from docutils.statemachine import StringList
 
 from booktools.homework import HomeworkError, homework_table
-from lincls.homework.answers import ANSWERS, FLAG_SECONDS, brute_force_cost
 
 
 def _parse(directive, text):
@@ -76,58 +75,11 @@ def merge_tables(app, env, docnames, other):
     env.homework_tables.update({doc: tables[doc] for doc in docnames if doc in tables})
 
 
-def _duration(seconds):
-    for unit, size in (("years", 365.25 * 86400), ("days", 86400), ("hours", 3600),
-                       ("minutes", 60)):
-        if seconds >= size:
-            return f"{seconds / size:,.3g} {unit}"
-    return f"{seconds:.2g} seconds"
-
-
-def self_check_table(registry=ANSWERS, seconds=None):
-    """Markdown: every self-check, its answer space, and the time a brute force takes."""
-    rows = brute_force_cost(registry, seconds)
-    per_hash = rows[0]["seconds_per_hash"] if rows else 0.0
-    lines = [
-        "| Self-check | Values to try | Expected hashes | Brute force on one core | |",
-        "|---|---|---|---|---|",
-    ]
-    for row in rows:
-        flag = "**under a minute**" if row["flag"] else ""
-        lines.append(
-            f"| `{row['name']}` | {row['space']:.3g} | {row['hashes']:.3g} | "
-            f"{_duration(row['seconds'])} | {flag} |"
-        )
-    flagged = sum(row["flag"] for row in rows)
-    lines += [
-        "",
-        f"One hash took {per_hash:.3g} s on the machine that built this page; "
-        f"{flagged} of {len(rows)} self-checks can be inverted in under "
-        f"{FLAG_SECONDS:.0f} seconds.",
-    ]
-    return "\n".join(lines)
-
-
-class SelfCheckTable(Directive):
-    """``{self-check-table}``: the brute-force cost of every shipped self-check.
-
-    Left out of the student edition (``lincls_student_edition``): the table is for
-    teachers deciding which questions get a self-check.
-    """
-
-    def run(self):
-        env = self.state.document.settings.env
-        env.note_dependency(str(ANSWERS))
-        if env.config.lincls_student_edition:
-            return _parse(self, "*This table is not part of the student edition.*")
-        return _parse(self, self_check_table())
-
-
 def setup(app):
-    """Sphinx extension: the directives of the teachers' chapter."""
+    """Sphinx extension: the directive of the teachers' chapter (and the config value
+    ``lincls_student_edition`` the student edition sets)."""
     app.add_config_value("lincls_student_edition", False, "env")
     app.add_directive("homework-table", HomeworkTable)
-    app.add_directive("self-check-table", SelfCheckTable)
     app.connect("env-get-outdated", notebooks_changed)
     app.connect("env-purge-doc", purge_tables)
     app.connect("env-merge-info", merge_tables)
