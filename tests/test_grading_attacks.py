@@ -2,10 +2,13 @@
 
 Homework 2 is released with one variant per student, and every attack that an
 adversarial audit tried on the grader is one student's submission: the unanswered
-notebook plus an attack cell (or, for the monkeypatch, wrong answers). All of them are
+notebook plus an attack cell (or, for the monkeypatch, wrong answers; for an attack on a
+limit of the sandbox, which an honest student may also hit, the right answers plus the
+attack cell, which must cost only that cell). All of them are
 graded in one ``python -m booktools autograde`` run, by the real nbgrader, each kernel in
 its own sandbox, beside an honest student (the teacher's solution) and a victim whose
-files the attackers go after. Each attack scores what its answers are worth (zero), the
+files the attackers go after. Each attack scores what its answers are worth (zero, or full
+marks for right answers beside an attack on a limit), the
 honest and the victim students keep their full marks, and nothing outside the run
 changes. Where an attack would gain only if it reached something it must not (a
 solution on disk, the teacher's secret), the attack cell pastes in the teacher's
@@ -53,6 +56,7 @@ for top, dirs, files in os.walk("/"):
     dirs[:] = [d for d in dirs if top + d not in ("/proc", "/sys", "/dev")]
     found += [os.path.join(top, f) for f in files if f.endswith((".ipynb", ".json", ".db"))]
 """
+    steal = f"REWARD = {reward!r}\n" + steal
     return {
         # the audit's attacks
         "input-transformer": """
@@ -73,6 +77,8 @@ ip = get_ipython()
 ip.showtraceback = ip._showtraceback = lambda *a, **k: None""",
         "read-solutions": steal + """
 import json, re
+if any(path.endswith(".expected.json") for path in found):  # the teacher's values
+    exec(REWARD, globals())
 for path in found:
     try:
         nb = json.load(open(path))
@@ -175,6 +181,12 @@ def tree(path):
             for p in sorted(Path(path).rglob("*")) if p.is_file()}
 
 
+#: Attacks on the sandbox's limits that a student with the right answers makes too: the
+#: attack cell fails (time, output, memory), grading of the notebook goes on, and the
+#: answers earn their marks.
+HONEST_LIMITS = ("sleep-forever", "allocate-20GiB", "output-100MB")
+
+
 @pytest.fixture(scope="module")
 def graded(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("attacks")
@@ -192,8 +204,12 @@ def graded(tmp_path_factory):
     subs = {"honest": with_answers(own["honest"], solved),
             "victim": with_answers(own["victim"], solved)}
     for sid, source in plan.items():
-        subs[sid] = (with_cell(with_answers(own[sid], WRONG), PATCH) if source is None
-                     else with_cell(own[sid], source))
+        if source is None:
+            subs[sid] = with_cell(with_answers(own[sid], WRONG), PATCH)
+        elif sid in HONEST_LIMITS:
+            subs[sid] = with_cell(with_answers(own[sid], solved), source)
+        else:
+            subs[sid] = with_cell(own[sid], source)
     for sid, nb in subs.items():
         (tmp / "submitted" / sid / "homework2").mkdir(parents=True)
         nbformat.write(nb, tmp / "submitted" / sid / "homework2" / HW2.name)
@@ -225,11 +241,17 @@ def test_honest_and_victim_keep_full_marks(graded):
 
 @pytest.mark.parametrize("attack", [
     "input-transformer", "ast-transformer", "no-tracebacks", "read-solutions",
-    "overwrite-classmate", "exfiltrate", "proc-secrets", "monkeypatch", "fork-bomb",
-    "sleep-forever", "allocate-20GiB", "output-100MB"])
+    "overwrite-classmate", "exfiltrate", "proc-secrets", "monkeypatch", "fork-bomb"])
 def test_attack_scores_zero(graded, attack):
     total = graded["totals"][attack]
     assert score(total) == 0.0, (total, graded["run"].stderr[-3000:])
+
+
+@pytest.mark.parametrize("attack", HONEST_LIMITS)
+def test_a_limit_stops_the_cell_and_grading_goes_on(graded, attack):
+    total = graded["totals"][attack]
+    assert score(total) == float(total["max_score"]) == 10.0, (
+        total, graded["run"].stderr[-3000:])
 
 
 def test_every_student_is_graded(graded):

@@ -519,9 +519,14 @@ def test_the_page_shows_a_str_without_quotes_and_numbers_as_their_repr():
     assert shown(out("x", **{"text/html": "<b>x</b>"})) == "[text/html] <b>x</b>"
 
 
-@pytest.mark.slow
+@pytest.mark.portability
 def test_the_layer_reads_prose_as_the_page_shows_it(tmp_path, monkeypatch):
-    """A one-page book with our configuration: its page and the layer show the same text."""
+    """A one-page book with our configuration: its page and the layer show the same text.
+
+    In the portability layer, not the unit layer: in the unit layer's full run (two
+    workers, two thousand other tests) the lookup once missed the entry the build had
+    just written; the cause was not found (the key holds the installed packages and the
+    environment's numeric variables, which other tests in the process may change)."""
     values = {"s": "'two words'", "x": "0.1", "n": "np.float64(0.5)", "k": "7"}
     roles = [f"{{eval}}`prose['{k}']`" for k in values] + ['{eval}`f"{prose[\'x\']:.3f}"`']
     body = ("# Page\n\n```{code-cell} ipython3\nimport numpy as np\n\nprose = {"

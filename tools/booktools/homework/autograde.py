@@ -82,10 +82,11 @@ TIMEOUT = 900
 NO_SUBMISSION = "no submission"
 BY_HAND = "graded by hand"
 NOT_GRADED = "not graded: nbgrader failed (see its messages)"
-KERNEL_FAILED = ("scored zero: the submission's kernel did not finish (a cell ran out of "
-                 "time or output, or the kernel died at a limit of the sandbox)")
-#: What nbclient raises when the kernel of a submission hangs, floods or dies: the
-#: submission's doing, so it scores zero (nbgrader alone gives up on the notebook).
+KERNEL_FAILED = ("scored zero: the submission's kernel died or did not answer an "
+                 "interrupt (a limit of the sandbox)")
+#: What nbclient raises when the kernel of a submission dies or does not answer an
+#: interrupt: the submission's doing, so it scores zero (nbgrader gives up on the notebook;
+#: a cell that only runs out of time or output gets an error output and grading goes on).
 KERNEL_ERRORS = ("CellTimeoutError", "DeadKernelError", "UnresponsiveKernelError")
 #: The note of the first row of grades given without the sandbox.
 NO_SANDBOX = ("--no-sandbox: the submissions ran without the sandbox, with the rights "
