@@ -3,6 +3,7 @@ two-worker Dask cluster; failures name the grid point; no partial tables; the sw
 the optimal-stability learning curve sits on the replica theory at N = 400."""
 
 import _thread
+import signal
 import threading
 import time
 from functools import partial
@@ -219,12 +220,18 @@ def test_ctrl_c_during_a_parallel_sweep_leaves_no_table(tmp_path, tmp_path_facto
         time.sleep(0.3)
         _thread.interrupt_main()
 
+    # Python's own Ctrl-C handler: a library imported by an earlier test in this process
+    # may have replaced it (in the unit layer's full run, interrupt_main raised nothing)
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
     timer = threading.Thread(target=interrupt_when_running, daemon=True)
     timer.start()
-    with pytest.raises(KeyboardInterrupt):
-        sweep(partial(slow_marked, marker=str(marker)), np.linspace(0.1, 1, 10), 10, 10,
-              n_jobs=2, progress=False, save=out / "t.csv")
-    timer.join()
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            sweep(partial(slow_marked, marker=str(marker)), np.linspace(0.1, 1, 10), 10, 10,
+                  n_jobs=2, progress=False, save=out / "t.csv")
+    finally:
+        timer.join()
+        signal.signal(signal.SIGINT, previous)
     assert marker.exists() and list(out.iterdir()) == []
 
 
