@@ -29,7 +29,7 @@ import pytest
 
 from booktools import homework as hw
 from booktools.homework import sandbox
-from booktools.homework.grading import literal
+from booktools.homework.grading import literal, values_path
 
 ROOT = Path(__file__).resolve().parents[1]
 HOMEWORK = sorted((ROOT / "book" / "homework").glob("*.ipynb"))
@@ -337,11 +337,14 @@ def test_a_submission_that_attacks_the_grader(tmp_path, monkeypatch, sandboxed):
     teacher = ROOT / "tests" / "fixtures" / "homework" / "teacher" / "fixture1.ipynb"
     grading, student, sub = tmp_path / "grading", tmp_path / "student", tmp_path / "submitted"
     hw.release(teacher, student, grading=grading)
+    values = values_path(grading / teacher.name)  # the teacher's values, beside it
     for sid in ("s01", "s02"):
         (grading / sid).mkdir()
         shutil.copy(grading / teacher.name, grading / sid / teacher.name)
+        shutil.copy(values, values_path(grading / sid / teacher.name))
         (sub / sid / teacher.stem).mkdir(parents=True)
     (grading / teacher.name).unlink()
+    values.unlink()
     victim = sub / "s02" / teacher.stem / teacher.name
     nbformat.write(with_answers(nbformat.read(student / teacher.name, 4),
                                 nbformat.read(teacher, 4)), victim)
