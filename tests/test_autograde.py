@@ -181,7 +181,7 @@ def test_a_course_whose_grades_cannot_be_read_costs_only_its_students(course, mo
         def wait(self, k):
             pass
 
-    def scores(course_dir, name, sids, grading=None, problems=None):
+    def scores(course_dir, name, sids, grading=None, problems=None, notes=None):
         if sids == ["s02"]:
             raise sqlite3.DatabaseError("file is not a database")
         return {sid: {"test_perceptron_step": 2.0, "test_train": 0.0, "why": None,
@@ -244,3 +244,25 @@ def test_a_worker_that_dies_loses_only_the_course_it_was_grading(tmp_path):
     assert any(line.startswith("an nbgrader worker died") for line in log)
     results = json.loads((tmp_path / "1" / ag.RESULTS).read_text())
     assert results[NAME]["generate_assignment"] and results[NAME]["autograde"] == {}
+
+
+def test_only_the_registry_goes_beside_the_grading_version_into_the_course(course):
+    """nbgrader copies the source folder's files into each kernel's folder: of the files
+    beside a grading version, only its variant's registry goes there."""
+    import importlib
+
+    ag = importlib.import_module("booktools.homework.autograde")
+
+    beside = course["grading"] / "s01"
+    (beside / f"{NAME}.answers.json").write_text("{}")
+    (beside / f"{NAME}.expected.json.bak").write_text("the teacher's values")
+    (beside / "teacher_notes.txt").write_text("solutions")
+    ag._course(course["tmp"] / "c", {NAME: beside / TEACHER.name}, {NAME: []})
+    source = course["tmp"] / "c" / "source" / NAME
+    assert sorted(p.name for p in source.iterdir()) == [f"{NAME}.answers.json", TEACHER.name]
+
+
+@pytest.mark.parametrize("workers", [0, -1, 1.5, True])
+def test_workers_must_be_a_whole_number(course, workers):
+    with pytest.raises(ValueError, match="workers must be a whole number"):
+        autograde(course["grading"], course["submitted"], workers=workers)

@@ -183,9 +183,8 @@ def tree(path):
 
 #: Attacks on the sandbox's limits that a student with the right answers makes too: the
 #: attack cell fails (time, output, memory), grading of the notebook goes on, and the
-#: answers earn their marks. (Not the output flood: the interrupt that stops it can land
-#: on the next cell under load, a race of the output cap that is not fixed yet.)
-HONEST_LIMITS = ("sleep-forever", "allocate-20GiB")
+#: answers earn their marks.
+HONEST_LIMITS = ("sleep-forever", "allocate-20GiB", "output-100MB")
 
 
 @pytest.fixture(scope="module")
@@ -242,8 +241,7 @@ def test_honest_and_victim_keep_full_marks(graded):
 
 @pytest.mark.parametrize("attack", [
     "input-transformer", "ast-transformer", "no-tracebacks", "read-solutions",
-    "overwrite-classmate", "exfiltrate", "proc-secrets", "monkeypatch", "fork-bomb",
-    "output-100MB"])
+    "overwrite-classmate", "exfiltrate", "proc-secrets", "monkeypatch", "fork-bomb"])
 def test_attack_scores_zero(graded, attack):
     total = graded["totals"][attack]
     assert score(total) == 0.0, (total, graded["run"].stderr[-3000:])

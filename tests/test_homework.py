@@ -3,6 +3,7 @@
 import json
 import math
 import os
+import pickle
 import shutil
 import sys
 from pathlib import Path
@@ -133,6 +134,16 @@ def test_malformed_notebook_gets_a_clear_error_and_nothing_is_written(tmp_path, 
     err = capsys.readouterr().err
     assert name in err and expected["message"] in err
     assert snapshot(out) == before
+
+
+def test_errors_cross_a_process_pool_whole():
+    # the release runs notebooks in a spawn pool: its errors come back pickled
+    error = hw.HomeworkError("hw.ipynb", "a second solution region", cell=3, cell_id="ab")
+    both = hw.MalformedHomework([error, hw.HomeworkError("hw2.ipynb", "no points")])
+    for exc in (error, both):
+        back = pickle.loads(pickle.dumps(exc))
+        assert type(back) is type(exc) and str(back) == str(exc)
+    assert pickle.loads(pickle.dumps(both)).errors[0].cell == 3
 
 
 def test_one_bad_notebook_stops_the_whole_release(tmp_path):

@@ -8,6 +8,8 @@ is missing (``make unit`` installs it as root with apt), and fail then under
 ``CI=true``.
 """
 
+import asyncio
+import json
 import os
 import socket
 import time
@@ -94,6 +96,25 @@ def test_the_environment_is_cleared(tmp_path, monkeypatch):
     names = eval(printed(nb.cells[0]))
     assert "LINCLS_TEACHER_MARKER" not in names
     assert {"PATH", "HOME"} <= set(names) and len(names) < 25, names
+
+
+def test_the_sandboxs_own_processes_carry_no_teacher_variable(tmp_path, monkeypatch):
+    """bwrap and the sandbox's init (pid 1 inside, of the caller's uid when not root:
+    readable by the kernel then) start with PATH alone."""
+    monkeypatch.setenv("LINCLS_TEACHER_MARKER", "course-secret")
+
+    async def environments():
+        km = SandboxKernelManager(kernel_name="python3")
+        await km.start_kernel(cwd=str(tmp_path))
+        try:
+            pids = (km.provisioner.process.pid, km._init[0])
+            return [Path(f"/proc/{pid}/environ").read_bytes() for pid in pids]
+        finally:
+            await km.shutdown_kernel(now=True)
+
+    found = asyncio.run(environments())
+    assert len(found) == 2 and all(b"PATH=" in env for env in found)
+    assert not any(b"course-secret" in env for env in found)
 
 
 def test_only_its_own_processes(tmp_path, monkeypatch):
@@ -201,6 +222,67 @@ def test_100_mb_of_output_is_cut(tmp_path):
         assert error(cell) == "OutputLimitExceeded"
         assert sum(len(str(o)) for o in cell.outputs) < 2 * OUTPUT_CAP
     assert printed(nb.cells[2]) == "after\n"
+
+
+def client(folder, *cells, **traits):
+    """An unstarted capped client of ``cells`` in ``folder``'s sandbox."""
+    nb = new_notebook(cells=[new_code_cell(c) for c in cells])
+    return CappedClient(nb, kernel_manager_class=SandboxKernelManager, timeout=20,
+                        kernel_name="python3", allow_errors=True,
+                        resources={"metadata": {"path": str(folder)}}, **traits)
+
+
+def test_display_updates_and_widget_state_are_bounded_too(tmp_path):
+    """Updates of a display replace an earlier output (never an output message), and
+    nbclient would keep every widget's state: the cap counts the first, the second is
+    ignored."""
+    c = client(tmp_path, """from IPython.display import display
+handle = display('x', display_id=True)
+for _ in range(100):
+    handle.update('y' * 10**6)""", """from ipykernel.comm import Comm
+for _ in range(20):
+    Comm(target_name='jupyter.widget', data={'state': {'v': 'z' * 10**6}})""",
+                 "print('after')")
+    c.execute()
+    assert error(c.nb.cells[0]) == "OutputLimitExceeded"
+    assert len(json.dumps(c.nb.cells[0].outputs)) < 2 * OUTPUT_CAP
+    assert error(c.nb.cells[1]) is None and c.widget_state == {}
+    assert printed(c.nb.cells[2]) == "after\n"
+
+
+def test_a_message_over_the_limit_never_reaches_the_client(tmp_path):
+    """zmq refuses a message over MAX_MESSAGE bytes (and the kernel's output channel with
+    it): the client never holds it, and the kernel goes on running cells."""
+    c = client(tmp_path, f"print('x' * {2 * sandbox.MAX_MESSAGE})", "x = 1")
+    c.execute()
+    assert len(json.dumps(c.nb.cells[0].outputs)) < OUTPUT_CAP
+    assert c.nb.cells[1].execution_count == 2
+
+
+def test_a_notebook_of_many_cells_is_bounded_as_a_whole(tmp_path):
+    cells = ["print('x' * 900_000)"] * 5 + ["print('after')"]
+    c = client(tmp_path, *cells, notebook_output_cap=3 << 20)
+    c.execute()
+    assert [error(cell) for cell in c.nb.cells] == [None] * 3 + ["OutputLimitExceeded"] * 3
+    assert "the notebook printed" in c.nb.cells[3].outputs[-1].traceback[0]
+    assert len(json.dumps(c.nb.cells)) < 4 << 20
+
+
+def test_nbgraders_error_reply_is_bounded_too(tmp_path):
+    """nbgrader adds an error reply's traceback to the cell, past the cap's count."""
+    from nbgrader.preprocessors import Execute
+
+    class CappedExecute(sandbox._OutputCap, Execute):
+        pass
+
+    nb = new_notebook(cells=[new_code_cell(c) for c in (
+        "import sys\nsys.stderr.write = lambda s: 0\nraise ValueError('v' * 5 * 10**6)",
+        "print('after')")])
+    CappedExecute(kernel_manager_class=SandboxKernelManager, timeout=20).preprocess(
+        nb, {"metadata": {"path": str(tmp_path)}})
+    assert len(json.dumps(nb.cells[0].outputs)) < 2 * OUTPUT_CAP
+    assert error(nb.cells[0]) == "OutputLimitExceeded"
+    assert printed(nb.cells[1]) == "after\n"
 
 
 def test_a_missing_sandbox_is_one_line_on_how_to_install_it(monkeypatch, tmp_path):

@@ -111,6 +111,17 @@ def test_a_forged_wrong_publication_fails_the_cell_even_beside_the_right_one():
     assert verdicts({"t-two": [*RIGHT, bad]})["t-two"] is not None
 
 
+def test_a_hostile_publication_fails_its_cell_and_nothing_else():
+    # nested deeper than the recursion limit, and a key that is no string: the cell fails,
+    # the scorer does not raise (which would lose the grades of the whole course)
+    deep = new_output("display_data", data={EXPECTED_MIME: {
+        "key": "k.w", "value": "[" * 900 + "]" * 900}})
+    odd_key = new_output("display_data", data={EXPECTED_MIME: {"key": ["k.n"], "value": "3"}})
+    assert verdicts({"t-two": [*RIGHT, deep], "t-tol": [odd_key]}) == {
+        "t-two": "a value its hidden tests compare differs from the teacher's",
+        "t-tol": "its hidden tests did not report every value they compare", "t-none": None}
+
+
 def test_other_keys_are_ignored():
     extra = [publication("k.loose", [9.0, 9.0]), publication("unknown", 1), *RIGHT]
     assert verdicts({"t-two": extra})["t-two"] is None
@@ -253,6 +264,11 @@ def test_nbgrader_passes_dropped_asserts_autograde_does_not(tmp_path):
     assert scores[("attacker", "test_perceptron_step")] == 0.0
     assert scores[("attacker", "test_train")] == 0.0
     assert scores[("attacker", "total")] == 0.0
+    notes = {(r["student"], r["cell"]): r["note"] for r in rows}
+    assert notes[("attacker", "test_train")] == notes[("attacker", "test_perceptron_step")] == (
+        "no points although nbgrader passed it: its hidden tests did not report every value "
+        "they compare")
+    assert notes[("teacher", "test_train")] == ""
     # nbgrader itself saw no error in the attacker's test cells: only the values fail it
     assert sorted(p for p in problems if "nbgrader passed it" in p) == [
         f"attacker {NAME} test_perceptron_step: no points although nbgrader passed it: "

@@ -59,7 +59,7 @@ from pathlib import Path
 
 from lincls.homework.answers import GRADING_ENV
 
-from .grading import VALUES_SUFFIX, read_values, values_path
+from .grading import read_values, values_path
 from .notebook import (
     BEGIN_SOLUTION,
     CODE_STUB,
@@ -73,12 +73,15 @@ from .notebook import (
     is_solution_cell,
 )
 from .scoring import cell_tolerances, confirm
+from .variants import ANSWERS_SUFFIX, SECRET_ENV
 
 #: Columns of the grades file, one row per student, notebook and graded cell, and a
 #: row ``total`` (the autograded cells) per student and notebook.
 COLUMNS = ("student", "notebook", "cell", "score", "max_score", "note")
 #: Seconds a cell may run before nbgrader stops it (nbgrader's own default is 30).
 TIMEOUT = 900
+#: Seconds a cell's output may take to arrive after its reply.
+IOPUB_TIMEOUT = 60
 NO_SUBMISSION = "no submission"
 BY_HAND = "graded by hand"
 NOT_GRADED = "not graded: nbgrader failed (see its messages)"
@@ -165,6 +168,9 @@ def autograde(grading, submitted, students=None, notebooks=None, out=None,
     >>> [(r["student"], r["cell"], r["score"], r["max_score"], r["note"]) for r in rows]
     [('s01', 'q1-test', 0.0, 2.0, 'no submission'), ('s01', 'total', 0.0, 2.0, 'no submission')]
     """
+    if workers is not None and (isinstance(workers, bool) or not isinstance(workers, int)
+                                or workers < 1):
+        raise ValueError(f"workers must be a whole number >= 1, not {workers!r}")
     versions = _grading_versions(grading)
     submitted = Path(submitted)
     if not submitted.is_dir():
@@ -397,11 +403,11 @@ def _course(course, version, todo):
         source.mkdir(parents=True)
         nbformat.write(_without_solutions(_read(version[name]), version[name]),
                        source / f"{name}.ipynb")
-        for extra in version[name].parent.iterdir():  # the variant's registry
-            # never the teacher's values: nbgrader copies source files to the kernel
-            if (extra.is_file() and extra.suffix != ".ipynb"
-                    and not extra.name.endswith(VALUES_SUFFIX)):
-                shutil.copy(extra, source / extra.name)
+        # the variant's registry and nothing else: nbgrader copies the source's files
+        # into the kernel's folder (never the teacher's values, nor a stray file)
+        registry = version[name].with_name(name + ANSWERS_SUFFIX)
+        if registry.is_file():
+            shutil.copy(registry, source / registry.name)
         for sid, path in subs:
             target = course / "submitted" / sid / name
             target.mkdir(parents=True)
@@ -437,7 +443,8 @@ def _collect(course, version, todo, graded, log, problems):
     results = json.loads(found.read_text(encoding="utf-8")) if found.exists() else {}
     for name, subs in todo.items():
         sids = [sid for sid, _ in subs]
-        scores = _read_scores(course, name, sids, version[name], problems)
+        notes = {}
+        scores = _read_scores(course, name, sids, version[name], problems, notes=notes)
         for sid in results.get(name, {}).get("kernel_failed", []):
             if sid in scores and scores[sid] is None:
                 scores[sid] = {}  # zero on every cell, and the note says why
@@ -454,7 +461,7 @@ def _collect(course, version, todo, graded, log, problems):
             cells = graded[sid, name][0]
             graded[sid, name] = cells, ((None, NOT_GRADED) if scores[sid] is None
                                         else ({}, KERNEL_FAILED) if scores[sid] == {}
-                                        else (scores[sid], None))
+                                        else (scores[sid], None, notes.get(sid)))
 
 
 def _require_nbgrader():
@@ -465,9 +472,7 @@ def _require_nbgrader():
                          "(requirements-dev.txt pins nbgrader==0.9.6)")
 
 
-#: What a worker prints when it has graded a course, and the file in which it leaves
-#: what failed there.
-DONE = "lincls-autograde: done"
+#: The file in which a worker leaves what failed in a course it graded.
 RESULTS = "lincls-autograde.json"
 
 
@@ -496,26 +501,38 @@ class _Workers:
         bin_dir = str(Path(sys.executable).parent)
         env = dict(os.environ, PATH=f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}")
         env[GRADING_ENV] = "1"  # the kernels publish what expected() compares (scoring.py)
+        env.pop(SECRET_ENV, None)  # grading needs no secret: --no-sandbox kernels inherit
         code = ("import sys; from booktools.homework.autograde import _run_nbgrader; "
                 "_run_nbgrader(*sys.argv[1:])")
-        child = subprocess.Popen(
-            [sys.executable, "-c", code, str(self.root), json.dumps(jobs),
-             str(int(self.timeout)), "sandbox" if self.sandbox else ""],
-            cwd=self.root, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-            text=True)
+        # the worker names each course it has graded on a pipe of its own, which neither
+        # its output nor its kernels (no fd passes on to them) can write into
+        done_read, done_write = os.pipe()
+        try:
+            child = subprocess.Popen(
+                [sys.executable, "-c", code, str(self.root), json.dumps(jobs),
+                 str(int(self.timeout)), "sandbox" if self.sandbox else "", str(done_write)],
+                cwd=self.root, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                text=True, pass_fds=(done_write,))
+        finally:
+            os.close(done_write)
         self.children.append(child)
-        thread = threading.Thread(target=self._read, args=(jobs, child), daemon=True)
-        self.threads.append(thread)
-        thread.start()
+        for target, args in ((self._read, (jobs, child, done_read)), (self._drain, (child,))):
+            thread = threading.Thread(target=target, args=args, daemon=True)
+            self.threads.append(thread)
+            thread.start()
 
-    def _read(self, jobs, child):
+    def _drain(self, child):
         for line in child.stdout:
-            if line.startswith(DONE):
-                with self.lock:
-                    self.done.add(int(line.split()[-1]))
-                    self.lock.notify_all()
-            else:
-                self.log.append(line.rstrip())
+            self.log.append(line.rstrip())
+
+    def _read(self, jobs, child, done_read):
+        ours = {job[0] for job in jobs}
+        with open(done_read, encoding="utf-8", errors="replace") as done:
+            for line in done:
+                if line.strip().isdigit() and int(line) in ours:
+                    with self.lock:
+                        self.done.add(int(line))
+                        self.lock.notify_all()
         child.wait()
         with self.lock:
             left = [job for job in jobs if job[0] not in self.done]
@@ -551,14 +568,15 @@ def _tail(text, lines=20):
     return "\n".join("    " + line for line in text.strip().splitlines()[-lines:])
 
 
-def _run_nbgrader(root, jobs, timeout, sandbox=""):
+def _run_nbgrader(root, jobs, timeout, sandbox, done_fd):
     """In a worker process: for each course of ``jobs`` (JSON ``[[index, {name:
     [student, ...]}], ...]``, the course in ``root/index``), nbgrader's
     ``generate_assignment`` of each notebook and its ``autograde`` of each student,
     through nbgrader's Python API, each kernel in a sandbox (none if ``sandbox`` is
     empty). Leaves ``{name: {"generate_assignment": log or None, "autograde":
     {student: log or None}}}`` (None where the step succeeded) in the course's
-    :data:`RESULTS`, then prints :data:`DONE` and the index."""
+    :data:`RESULTS`, then writes the index on a line to the file descriptor
+    ``done_fd``."""
     from nbgrader.api import Gradebook
     from nbgrader.apps import NbGraderAPI
     from nbgrader.converters import Autograde
@@ -579,6 +597,8 @@ def _run_nbgrader(root, jobs, timeout, sandbox=""):
 
         preprocessors = [sandbox_execute() if p is Execute else p for p in preprocessors]
     # an empty gradebook, made once (nbgrader asks alembic for its schema version)
+    os.set_inheritable(int(done_fd), False)
+    done = open(int(done_fd), "w", encoding="utf-8")  # noqa: SIM115 (open for the run)
     empty = Path(root) / f"gradebook-{os.getpid()}.db"
     with Gradebook(f"sqlite:///{empty}"):
         pass
@@ -588,6 +608,9 @@ def _run_nbgrader(root, jobs, timeout, sandbox=""):
         config = Config()
         config.CourseDirectory.root = str(course)
         config.Execute.timeout = int(timeout)
+        # a cell's output all in before the next cell runs: nbclient waits 4 s after the
+        # reply by default, and a loaded machine could lose the values a test publishes
+        config.Execute.iopub_timeout = min(int(timeout), IOPUB_TIMEOUT)
         config.Autograde.autograde_preprocessors = preprocessors
         api = NbGraderAPI(config=config)
         results = {}
@@ -600,17 +623,17 @@ def _run_nbgrader(root, jobs, timeout, sandbox=""):
                              "kernel_failed": [sid for sid, r in done.items()
                                                if kernel_failed(r)]}
         (course / RESULTS).write_text(json.dumps(results), encoding="utf-8")
-        print(DONE, index, flush=True)
+        print(index, file=done, flush=True)
 
 
-def _read_scores(course, name, sids, grading=None, problems=None):
+def _read_scores(course, name, sids, grading=None, problems=None, notes=None):
     """``{student: {grade id: auto score} or None}`` from the course's gradebook: None
     where nbgrader wrote no autograded notebook (it deletes a failed one).
 
     With ``grading`` (the grading version), a test cell keeps nbgrader's score only if
     the values its hidden tests published in the autograded notebook match the teacher's
     (:func:`booktools.homework.scoring.confirm`); else it scores zero, and a line of
-    ``problems`` says so."""
+    ``problems`` and ``notes[student][grade id]`` say so."""
     from nbgrader.api import Gradebook, MissingEntry
 
     scores = dict.fromkeys(sids)
@@ -631,28 +654,36 @@ def _read_scores(course, name, sids, grading=None, problems=None):
             scores[sid] = {g.name: g.auto_score for g in nb.grades}
             if grading is None:
                 continue
-            for grade_id, why in confirm(_read(autograded), tolerances, values).items():
+            try:  # what the submission's kernel wrote: one student's failure is theirs
+                verdicts = confirm(_read(autograded), tolerances, values)
+            except (HomeworkError, RecursionError, MemoryError) as exc:
+                verdicts = dict.fromkeys(scores[sid], "its executed notebook could not be "
+                                         f"read ({type(exc).__name__})")
+            for grade_id, why in verdicts.items():
                 if why and scores[sid].get(grade_id):
                     scores[sid][grade_id] = 0.0
+                    why = f"no points although nbgrader passed it: {why}"
+                    if notes is not None:
+                        notes.setdefault(sid, {})[grade_id] = why
                     if problems is not None:
-                        problems.append(f"{sid} {name} {grade_id}: no points although "
-                                        f"nbgrader passed it: {why}")
+                        problems.append(f"{sid} {name} {grade_id}: {why}")
     return scores
 
 
 # ---------------------------------------------------------------------------------
 # Rows
 # ---------------------------------------------------------------------------------
-def _rows(sid, name, cells, scores, note):
+def _rows(sid, name, cells, scores, note, cell_notes=None):
     """The rows of one student and notebook. ``scores`` is ``{grade id: auto score}``
-    from nbgrader, ``{}`` for a zero (``note`` says why), None if not graded."""
+    from nbgrader, ``{}`` for a zero (``note`` says why), None if not graded;
+    ``cell_notes`` the notes of single cells (``{grade id: note}``)."""
     rows, total, top, by_hand = [], 0.0, 0.0, 0.0
     for grade_id, points, auto in cells or []:
         cell_note = note
         if scores is None or not scores:
             score = None if scores is None else 0.0
         elif auto:
-            score = scores.get(grade_id)
+            score, cell_note = scores.get(grade_id), (cell_notes or {}).get(grade_id, note)
             if score is None:  # a test cell deleted from the submission
                 score, cell_note = 0.0, "test cell missing from the submission"
         else:

@@ -245,6 +245,9 @@ class HomeworkError(ValueError):
             where += f", cell {self.cell + 1}" + (f" ({', '.join(details)})" if details else "")
         return f"{where}: {self.message}"
 
+    def __reduce__(self):  # whole across a process pool
+        return type(self), (self.path, self.message, self.cell, self.cell_type, self.cell_id)
+
 
 class MalformedHomework(ValueError):
     """Several :class:`HomeworkError` at once; ``errors`` holds them all."""
@@ -254,6 +257,9 @@ class MalformedHomework(ValueError):
         lines = [f"{len(self.errors)} problem(s) found, nothing was written:"]
         lines += [f"  {e}" for e in self.errors]
         super().__init__("\n".join(lines))
+
+    def __reduce__(self):
+        return type(self), (self.errors,)
 
 
 class KernelDied(RuntimeError):

@@ -26,8 +26,9 @@ As another user, bwrap makes a user namespace (the uid stays the same), and the 
 limit is that user's processes now plus :data:`LIMITS` ``["nproc"]``.
 
 :class:`SandboxExecute` is nbgrader's ``Execute`` preprocessor with this kernel manager
-and a cap on each cell's output (:data:`OUTPUT_CAP`): past it, the rest of the cell's
-output is dropped, an error output says so, and the kernel is interrupted.
+and caps on each cell's output and the notebook's (:data:`OUTPUT_CAP`,
+:data:`NOTEBOOK_OUTPUT_CAP`): past one, the rest of the output is dropped, an error
+output says so, and the kernel is interrupted.
 """
 
 from __future__ import annotations
@@ -38,18 +39,21 @@ import hashlib
 import importlib.util
 import json
 import os
+import queue
 import shutil
 import subprocess
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 import zmq
 from jupyter_client.asynchronous import AsyncKernelClient
 from jupyter_client.connect import channel_socket_types
 from jupyter_client.manager import AsyncKernelManager
+from jupyter_core.utils import run_sync
 from nbformat import NotebookNode
-from traitlets import Dict, DottedObjectName, HasTraits, Integer, Unicode
+from traitlets import Dict, DottedObjectName, HasTraits, Integer, Type, Unicode
 
 from lincls.homework.answers import GRADING_ENV
 
@@ -60,12 +64,18 @@ NUMBA_CACHE = "/home/student/.numba"
 #: The kernel's resource limits (``prlimit`` options): CPU seconds, address space and
 #: file size in bytes, processes and threads, no core dumps.
 LIMITS = {"cpu": 3600, "as": 4 << 30, "nproc": 256, "fsize": 256 << 20, "core": 0}
-#: Bytes of output a cell may send before the rest is dropped and the kernel interrupted.
+#: Bytes of output a cell may send before the rest is dropped and the kernel interrupted;
+#: a notebook's cells, in all; beyond a cell's output, the bytes of the error reply that
+#: nbgrader adds to it.
 OUTPUT_CAP = 1 << 20
-#: The largest message the client accepts from the kernel: zmq drops the connection to
-#: a kernel that sends a larger one (the client reconnects), so such a message never
-#: reaches the client's memory.
-MAX_MESSAGE = 8 << 20
+NOTEBOOK_OUTPUT_CAP = 16 << 20
+TRACEBACK_CAP = 64 << 10
+#: The largest message the client accepts from the kernel: zmq drops the channel of a
+#: kernel that sends a larger one, so such a message never reaches the client's memory;
+#: no later output of that notebook does either (its tests publish nothing). A flood of
+#: printing batches its output in messages of up to ~100 MB (what the kernel buffers
+#: between flushes): those arrive, and the output cap drops them.
+MAX_MESSAGE = 128 << 20
 #: The size in bytes of the private ``/tmp``, and of the home folder (both in memory).
 TMP_SIZE = 256 << 20
 #: The environment of the kernel (besides PATH and HOME).
@@ -268,6 +278,7 @@ class SandboxKernelManager(AsyncKernelManager):
 
     limits = Dict(help="Limits beyond LIMITS, e.g. {'cpu': 60}").tag(config=True)
     client_class = DottedObjectName("booktools.homework.sandbox._CappedClient")
+    client_factory = Type(_CappedClient, klass=AsyncKernelClient)  # what client() makes
 
     def __init__(self, **kwargs):
         super().__init__(**kwargs)
@@ -299,7 +310,10 @@ class SandboxKernelManager(AsyncKernelManager):
         # bwrap passes no signal on: interrupt through the kernel's control channel
         self.kernel_spec.interrupt_mode = "message"
         self._uid = uid
-        try:  # the kernel's output would go to ours (nbgrader's worker's)
+        # bwrap and the sandbox's init start with PATH alone (without root, the kernel
+        # could read their environment); the kernel's output would go to ours
+        kw["env"] = {"PATH": os.environ.get("PATH", os.defpath)}
+        try:
             await super().start_kernel(cwd=str(work), pass_fds=(info_w,),
                                        stdout=subprocess.DEVNULL,
                                        stderr=subprocess.DEVNULL, **kw)
@@ -334,26 +348,77 @@ class SandboxKernelManager(AsyncKernelManager):
 
 
 class _OutputCap(HasTraits):
-    """Counts each cell's output bytes; past ``output_cap`` drops the rest, adds an
-    error output and interrupts the kernel (mixed into an nbclient client)."""
+    """Bounds what a kernel makes its client hold (mixed into an nbclient client): a
+    cell's output, display updates included, past ``output_cap`` bytes and the
+    notebook's past ``notebook_output_cap`` are dropped, an error output says so and the
+    kernel is interrupted; comm (widget) messages are ignored."""
 
     output_cap = Integer(OUTPUT_CAP, help="Bytes of output a cell may send").tag(config=True)
+    notebook_output_cap = Integer(NOTEBOOK_OUTPUT_CAP, help="Bytes of output a notebook "
+                                  "may send").tag(config=True)
 
-    def output(self, outs, msg, display_id, cell_index):
-        if getattr(self, "_cap_cell", None) is not outs:
-            self._cap_cell, self._cap_used, self._cap_hit = outs, 0, False
-        self._cap_used += len(json.dumps(msg.get("content", {})))
-        if self._cap_used <= self.output_cap:
-            return super().output(outs, msg, display_id, cell_index)
-        if not self._cap_hit:
-            self._cap_hit = True
-            outs.append(NotebookNode(
-                output_type="error", ename="OutputLimitExceeded",
-                evalue=f"more than {self.output_cap} bytes of output",
-                traceback=[f"OutputLimitExceeded: the cell printed more than "
-                           f"{self.output_cap} bytes; the rest was dropped"]))
-            self._cap_interrupt = asyncio.ensure_future(self.km.interrupt_kernel())
-        return None
+    def reset_execution_trackers(self):
+        super().reset_execution_trackers()
+        self._cap_used = self._cap_total = 0
+        self._cap_hit, self._cap_interrupt = False, None
+
+    def process_message(self, msg, cell, cell_index):
+        kind = msg["msg_type"]
+        if kind.startswith("comm"):
+            return None  # no widgets while grading
+        if kind not in ("status", "execute_input", "clear_output"):
+            if not self._cap_hit:
+                self._cap_used += len(json.dumps(msg.get("content", {})))
+                if (self._cap_used > self.output_cap
+                        or self._cap_total + self._cap_used > self.notebook_output_cap):
+                    self._cap_hit = True
+                    cell.outputs.append(self._cap_error())
+                    self._cap_interrupt = asyncio.ensure_future(self._interrupt())
+            if self._cap_hit:
+                return None
+        return super().process_message(msg, cell, cell_index)
+
+    def _cap_error(self):
+        cap, what = ((self.output_cap, "the cell") if self._cap_used > self.output_cap
+                     else (self.notebook_output_cap, "the notebook"))
+        return NotebookNode(output_type="error", ename="OutputLimitExceeded",
+                            evalue=f"more than {cap} bytes of output",
+                            traceback=[f"OutputLimitExceeded: {what} printed more than "
+                                       f"{cap} bytes; the rest was dropped"])
+
+    async def _interrupt(self, seconds=60):
+        """Interrupt the kernel through the control channel; return once it replied (it
+        has then signalled itself: an idle kernel ignores the signal)."""
+        request = self.kc.session.msg("interrupt_request", {})
+        self.kc.control_channel.send(request)
+        deadline = time.monotonic() + seconds
+        while (left := deadline - time.monotonic()) > 0:
+            try:
+                reply = await self.kc.control_channel.get_msg(timeout=left)
+            except queue.Empty:
+                return
+            if reply["parent_header"].get("msg_id") == request["header"]["msg_id"]:
+                return
+
+    async def async_execute_cell(self, cell, cell_index, execution_count=None,
+                                 store_history=True):
+        self._cap_used, self._cap_hit = 0, False
+        cell = await super().async_execute_cell(cell, cell_index, execution_count,
+                                                store_history)
+        # the next cell waits for the interrupt to be done, else it could land there
+        if self._cap_interrupt is not None:
+            pending, self._cap_interrupt = self._cap_interrupt, None
+            await pending
+        # nbgrader adds the error reply's traceback last, uncounted
+        held = len(json.dumps(cell.get("outputs", [])))
+        if held > self.output_cap + TRACEBACK_CAP:
+            self._cap_used = max(self._cap_used, held)
+            cell.outputs = cell.outputs[:-1] + ([] if self._cap_hit else [self._cap_error()])
+            held = len(json.dumps(cell.outputs))
+        self._cap_total += min(max(self._cap_used, held), self.output_cap + TRACEBACK_CAP)
+        return cell
+
+    execute_cell = run_sync(async_execute_cell)  # nbconvert's preprocess_cell calls this
 
 
 @functools.cache

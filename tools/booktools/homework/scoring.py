@@ -55,6 +55,7 @@ def published(cell):
         if data is None:
             continue
         key = data.get("key") if isinstance(data, dict) else None
+        key = key if isinstance(key, str) else None
         try:
             value = json.loads(data["value"])
         except (TypeError, KeyError, ValueError, RecursionError):
@@ -84,7 +85,10 @@ def matches(student, teacher, rtol=1e-5, atol=1e-8):
     and None exactly."""
     if student is UNREADABLE:
         return False
-    return _matches(_plain(student), _plain(teacher), rtol, atol)
+    try:
+        return _matches(_plain(student), _plain(teacher), rtol, atol)
+    except RecursionError:  # nested deeper than any teacher's value
+        return False
 
 
 def _matches(a, b, rtol, atol):
