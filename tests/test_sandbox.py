@@ -253,10 +253,24 @@ for _ in range(20):
 def test_a_message_over_the_limit_never_reaches_the_client(tmp_path):
     """zmq refuses a message over MAX_MESSAGE bytes (and the kernel's output channel with
     it): the client never holds it, and the kernel goes on running cells."""
-    c = client(tmp_path, f"print('x' * {2 * sandbox.MAX_MESSAGE})", "x = 1")
+    c = client(tmp_path, f"print('x' * {2 * sandbox.MAX_MESSAGE})", "print('after')",
+               iopub_timeout=1)
     c.execute()
     assert len(json.dumps(c.nb.cells[0].outputs)) < OUTPUT_CAP
-    assert c.nb.cells[1].execution_count == 2
+    assert c.nb.cells[1].execution_count == 2 and c.nb.cells[1].outputs == []
+
+
+def test_binary_buffers_count_toward_the_cap(tmp_path):
+    c = client(tmp_path, """\
+from ipykernel.kernelbase import Kernel
+k = Kernel.instance()
+buf = b'b' * (32 << 20)
+k.session.send(k.iopub_socket, 'display_data', {'data': {'text/plain': 'x'}, 'metadata': {}},
+               parent=k.get_parent(), buffers=[buf, buf])""", "print('after')")
+    c.execute()
+    assert error(c.nb.cells[0]) == "OutputLimitExceeded"
+    assert len(json.dumps(c.nb.cells[0].outputs)) < OUTPUT_CAP
+    assert printed(c.nb.cells[1]) == "after\n"
 
 
 def test_a_notebook_of_many_cells_is_bounded_as_a_whole(tmp_path):
@@ -283,6 +297,37 @@ def test_nbgraders_error_reply_is_bounded_too(tmp_path):
     assert len(json.dumps(nb.cells[0].outputs)) < 2 * OUTPUT_CAP
     assert error(nb.cells[0]) == "OutputLimitExceeded"
     assert printed(nb.cells[1]) == "after\n"
+
+
+def test_numbas_cache_is_a_copy_in_memory(tmp_path):
+    """lincls's compiled functions load from numba's cache (no compiling again), and
+    what the kernel writes there stays in the home folder's memory, within its size."""
+    nb = run(tmp_path, """\
+import os
+import numpy as np
+from lincls.adaline import mse_loss
+mse_loss(np.zeros(2), np.eye(2), np.ones(2))
+print(mse_loss.stats.cache_hits and not mse_loss.stats.cache_misses)""", """\
+chunk, n = b'x' * (64 << 20), 0
+try:
+    for n in range(8):
+        with open(os.path.join(os.environ['NUMBA_CACHE_DIR'], f'fill{n}'), 'wb') as f:
+            f.write(chunk)
+except OSError as exc:
+    print(n, exc.errno)""")
+    assert printed(nb.cells[0]) == "True\n"
+    assert printed(nb.cells[1]) == f"{sandbox.TMP_SIZE // (64 << 20) - 1} 28\n"  # ENOSPC
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_a_file_past_the_size_limit_is_efbig(tmp_path):
+    nb = run(tmp_path, """\
+try:
+    with open('big', 'wb') as f:
+        f.write(b'x' * (2 << 20))
+except OSError as exc:
+    print(exc.errno)""", fsize=1 << 20)
+    assert printed(nb.cells[0]) == "27\n"  # EFBIG: the limit, not a full disk
 
 
 def test_a_missing_sandbox_is_one_line_on_how_to_install_it(monkeypatch, tmp_path):

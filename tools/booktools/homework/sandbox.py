@@ -70,11 +70,14 @@ LIMITS = {"cpu": 3600, "as": 4 << 30, "nproc": 256, "fsize": 256 << 20, "core": 
 OUTPUT_CAP = 1 << 20
 NOTEBOOK_OUTPUT_CAP = 16 << 20
 TRACEBACK_CAP = 64 << 10
-#: The largest message the client accepts from the kernel: zmq drops the channel of a
-#: kernel that sends a larger one, so such a message never reaches the client's memory;
-#: no later output of that notebook does either (its tests publish nothing). A flood of
-#: printing batches its output in messages of up to ~100 MB (what the kernel buffers
-#: between flushes): those arrive, and the output cap drops them.
+#: Seconds a cell past its output cap may still end by itself before it is interrupted.
+INTERRUPT_GRACE = 0.5
+#: The largest part of a message (a zmq frame: a message's content is one, each binary
+#: buffer another) the client accepts from the kernel: zmq drops the channel of a kernel
+#: that sends a larger one, so such a part never reaches the client's memory; no later
+#: output of that notebook does either (its tests publish nothing). A flood of printing
+#: batches its output in messages of up to ~100 MB (what the kernel buffers between
+#: flushes): those arrive, and the output cap drops them.
 MAX_MESSAGE = 128 << 20
 #: The size in bytes of the private ``/tmp``, and of the home folder (both in memory).
 TMP_SIZE = 256 << 20
@@ -151,9 +154,10 @@ def _own_processes():
 
 def _sandbox_cmd(work, connection_dir, uid, limits=None, info_fd=None, numba=None):
     """The command prefix that runs a command in a sandbox: the files of ``work`` are
-    bound into the home folder, ``connection_dir`` (if any) at its own path, ``numba``
-    (if any) as numba's cache folder; bwrap writes the pid of the sandbox's init
-    process to ``info_fd`` (if any)."""
+    bound into the home folder, ``connection_dir`` (if any) at its own path, the files
+    ``numba`` (``[(path under the cache folder, open file descriptor)]``) copied into
+    numba's cache folder; bwrap writes the pid of the sandbox's init process to
+    ``info_fd`` (if any)."""
     limits = dict(LIMITS, **(limits or {}))
     root = os.geteuid() == 0
     if not root:  # RLIMIT_NPROC counts all our processes: allow the limit beyond them
@@ -205,8 +209,13 @@ def _sandbox_cmd(work, connection_dir, uid, limits=None, info_fd=None, numba=Non
                                   "--tmpfs", HOME]
     for copy in sorted(work.iterdir()):
         cmd += ["--bind", str(copy), f"{HOME}/{copy.name}"]
-    if numba is not None:
-        cmd += ["--bind", str(numba), NUMBA_CACHE, "--setenv", "NUMBA_CACHE_DIR", NUMBA_CACHE]
+    if numba:  # copied into the home folder's memory: what numba writes stays there
+        cmd += ["--setenv", "NUMBA_CACHE_DIR", NUMBA_CACHE]
+        for folder in sorted({NUMBA_CACHE, *(f"{NUMBA_CACHE}/{rel.split('/')[0]}"
+                                             for rel, _ in numba)}):
+            cmd += ["--perms", "0777", "--dir", folder]
+        for rel, fd in numba:
+            cmd += ["--perms", "0666", "--file", str(fd), f"{NUMBA_CACHE}/{rel}"]
     cmd += ["--chdir", HOME, "--"]
     if root:
         cmd += ["setpriv", f"--reuid={uid}", f"--regid={uid}", "--clear-groups",
@@ -214,25 +223,20 @@ def _sandbox_cmd(work, connection_dir, uid, limits=None, info_fd=None, numba=Non
     return cmd
 
 
-def _numba_cache(private, uid):
-    """A copy in ``private`` of numba's cache of lincls's compiled functions, laid out
-    as numba looks for it under ``NUMBA_CACHE_DIR`` (lincls's own cache is read-only in
-    the sandbox, where numba would compile every function again), or None."""
+def _numba_files():
+    """``[(path under NUMBA_CACHE_DIR, file)]`` of numba's cache of lincls's compiled
+    functions, laid out as numba looks for it under ``NUMBA_CACHE_DIR`` (lincls's own
+    cache is read-only in the sandbox, where numba would compile every function again)."""
     spec = importlib.util.find_spec("lincls")
     if spec is None or not spec.submodule_search_locations:
-        return None
+        return []
     package = Path(next(iter(spec.submodule_search_locations))).resolve()
-    cache = private / "numba"
-    for found in package.rglob("__pycache__/*.nb[ic]"):
-        source_dir = str(found.parent.parent)  # numba's name for its folder:
-        sub = f"{found.parent.parent.name}_{hashlib.sha1(source_dir.encode()).hexdigest()}"
-        target = cache / sub / found.name
-        target.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(found, target)
-    if os.geteuid() == 0:
-        for path in (cache, *cache.rglob("*")) if cache.exists() else ():
-            os.chown(path, uid, uid)
-    return cache if cache.exists() else None
+    found = []
+    for file in sorted(package.rglob("__pycache__/*.nb[ic]")):
+        source_dir = str(file.parent.parent)  # numba's name for its folder:
+        sub = f"{file.parent.parent.name}_{hashlib.sha1(source_dir.encode()).hexdigest()}"
+        found.append((f"{sub}/{file.name}", file))
+    return found
 
 
 def _process(pid):
@@ -305,8 +309,8 @@ class SandboxKernelManager(AsyncKernelManager):
             for path in (work, conn, *work.iterdir()):
                 os.chown(path, uid, uid)
         info, info_w = os.pipe()
-        self._sandbox = _sandbox_cmd(work, conn, uid, self.limits, info_w,
-                                     _numba_cache(private, uid))
+        numba = [(rel, os.open(file, os.O_RDONLY)) for rel, file in _numba_files()]
+        self._sandbox = _sandbox_cmd(work, conn, uid, self.limits, info_w, numba)
         # bwrap passes no signal on: interrupt through the kernel's control channel
         self.kernel_spec.interrupt_mode = "message"
         self._uid = uid
@@ -314,11 +318,13 @@ class SandboxKernelManager(AsyncKernelManager):
         # could read their environment); the kernel's output would go to ours
         kw["env"] = {"PATH": os.environ.get("PATH", os.defpath)}
         try:
-            await super().start_kernel(cwd=str(work), pass_fds=(info_w,),
+            await super().start_kernel(cwd=str(work),
+                                       pass_fds=(info_w, *(fd for _, fd in numba)),
                                        stdout=subprocess.DEVNULL,
                                        stderr=subprocess.DEVNULL, **kw)
         finally:
-            os.close(info_w)
+            for fd in (info_w, *(fd for _, fd in numba)):
+                os.close(fd)
         with os.fdopen(info) as lines:
             self._init = _process(json.loads(lines.read() or "{}").get("child-pid"))
 
@@ -349,9 +355,10 @@ class SandboxKernelManager(AsyncKernelManager):
 
 class _OutputCap(HasTraits):
     """Bounds what a kernel makes its client hold (mixed into an nbclient client): a
-    cell's output, display updates included, past ``output_cap`` bytes and the
-    notebook's past ``notebook_output_cap`` are dropped, an error output says so and the
-    kernel is interrupted; comm (widget) messages are ignored."""
+    cell's output, display updates included, past ``output_cap`` bytes is dropped, an
+    error output says so, and the kernel is interrupted if the cell still runs a moment
+    later; past the notebook's ``notebook_output_cap`` every cell's output is dropped
+    (with an error output); comm (widget) messages are ignored."""
 
     output_cap = Integer(OUTPUT_CAP, help="Bytes of output a cell may send").tag(config=True)
     notebook_output_cap = Integer(NOTEBOOK_OUTPUT_CAP, help="Bytes of output a notebook "
@@ -359,24 +366,30 @@ class _OutputCap(HasTraits):
 
     def reset_execution_trackers(self):
         super().reset_execution_trackers()
-        self._cap_used = self._cap_total = 0
-        self._cap_hit, self._cap_interrupt = False, None
+        self._cap_total, self._cap_interrupt = 0, None
+        self._cap_cell(None)
+
+    def _cap_cell(self, cell):
+        self._cap_used, self._cap_hit, self._cap_running = 0, False, cell
 
     def process_message(self, msg, cell, cell_index):
         kind = msg["msg_type"]
         if kind.startswith("comm"):
             return None  # no widgets while grading
-        if kind not in ("status", "execute_input", "clear_output"):
-            if not self._cap_hit:
-                self._cap_used += len(json.dumps(msg.get("content", {})))
-                if (self._cap_used > self.output_cap
-                        or self._cap_total + self._cap_used > self.notebook_output_cap):
-                    self._cap_hit = True
-                    cell.outputs.append(self._cap_error())
-                    self._cap_interrupt = asyncio.ensure_future(self._interrupt())
-            if self._cap_hit:
-                return None
-        return super().process_message(msg, cell, cell_index)
+        if kind in ("status", "execute_input", "clear_output"):
+            return super().process_message(msg, cell, cell_index)
+        if not self._cap_hit:
+            self._cap_used += len(json.dumps(msg.get("content", {}))) + sum(
+                memoryview(b).nbytes for b in msg.get("buffers") or ())
+            if self._cap_used > self.output_cap:
+                self._cap_hit = True
+                self._cap_interrupt = asyncio.ensure_future(self._interrupt(cell))
+        over = self._cap_total + self._cap_used > self.notebook_output_cap
+        if not (self._cap_hit or over):
+            return super().process_message(msg, cell, cell_index)
+        if not any(o.get("ename") == "OutputLimitExceeded" for o in cell.outputs):
+            cell.outputs.append(self._cap_error())
+        return None
 
     def _cap_error(self):
         cap, what = ((self.output_cap, "the cell") if self._cap_used > self.output_cap
@@ -386,9 +399,14 @@ class _OutputCap(HasTraits):
                             traceback=[f"OutputLimitExceeded: {what} printed more than "
                                        f"{cap} bytes; the rest was dropped"])
 
-    async def _interrupt(self, seconds=60):
-        """Interrupt the kernel through the control channel; return once it replied (it
-        has then signalled itself: an idle kernel ignores the signal)."""
+    async def _interrupt(self, cell, seconds=60):
+        """Interrupt the kernel through the control channel, if ``cell`` still runs after
+        :data:`INTERRUPT_GRACE` seconds (a signal at the very end of a cell could land in
+        the kernel's own code, which then never replies); return once the kernel replied
+        (it has then signalled itself: an idle kernel ignores the signal)."""
+        await asyncio.sleep(INTERRUPT_GRACE)
+        if self._cap_running is not cell:
+            return
         request = self.kc.session.msg("interrupt_request", {})
         self.kc.control_channel.send(request)
         deadline = time.monotonic() + seconds
@@ -402,9 +420,10 @@ class _OutputCap(HasTraits):
 
     async def async_execute_cell(self, cell, cell_index, execution_count=None,
                                  store_history=True):
-        self._cap_used, self._cap_hit = 0, False
+        self._cap_cell(cell)
         cell = await super().async_execute_cell(cell, cell_index, execution_count,
                                                 store_history)
+        self._cap_running = None
         # the next cell waits for the interrupt to be done, else it could land there
         if self._cap_interrupt is not None:
             pending, self._cap_interrupt = self._cap_interrupt, None
@@ -413,7 +432,9 @@ class _OutputCap(HasTraits):
         held = len(json.dumps(cell.get("outputs", [])))
         if held > self.output_cap + TRACEBACK_CAP:
             self._cap_used = max(self._cap_used, held)
-            cell.outputs = cell.outputs[:-1] + ([] if self._cap_hit else [self._cap_error()])
+            cell.outputs = cell.outputs[:-1]
+            if not any(o.get("ename") == "OutputLimitExceeded" for o in cell.outputs):
+                cell.outputs.append(self._cap_error())
             held = len(json.dumps(cell.outputs))
         self._cap_total += min(max(self._cap_used, held), self.output_cap + TRACEBACK_CAP)
         return cell
