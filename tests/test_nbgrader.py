@@ -285,7 +285,10 @@ class TestPerStudent:
             "", "graded by hand", "unanswered",
             "autograded cells only; 3 more points graded by hand",
             "test cell missing from the submission",
-            "not graded: nbgrader failed (see its messages)"}
+            "not graded: nbgrader failed (see its messages)",
+            # s02's copy of s01's results: nbgrader passed the cells, the values did not
+            "no points although nbgrader passed it: a value its hidden tests compare "
+            "differs from the teacher's"}
         assert SECRET not in per_student["text"]
 
     def test_per_student_an_nbgrader_failure_loses_only_its_own_grades(self, per_student):
@@ -328,10 +331,11 @@ for path, text in [(OUT + "/stolen.txt", seen), (VICTIM, "{}")]:
 @pytest.mark.parametrize("sandboxed", [True, False], ids=["sandbox", "no-sandbox"])
 def test_a_submission_that_attacks_the_grader(tmp_path, monkeypatch, sandboxed):
     """s01's answer cell takes the teacher's solution from its grading version (the
-    issue's attack), reads every process's environment (the teacher's exported secret)
-    and overwrites s02's submission. In the sandbox it scores what a blank submission
-    scores and changes nothing outside; without it (the check that the attack is real)
-    it scores full marks and leaves the stolen secret behind."""
+    issue's attack), reads every process's environment (the teacher's exported
+    variables) and overwrites s02's submission. In the sandbox it scores what a blank
+    submission scores and changes nothing outside; without it (the check that the attack
+    is real) it scores full marks and leaves the stolen variables behind (not the course
+    secret: autograde's workers never hold it)."""
     if sandboxed:
         need_sandbox()
     teacher = ROOT / "tests" / "fixtures" / "homework" / "teacher" / "fixture1.ipynb"
@@ -359,12 +363,14 @@ def test_a_submission_that_attacks_the_grader(tmp_path, monkeypatch, sandboxed):
     nbformat.write(attack, sub / "s01" / teacher.stem / teacher.name)
     before = {p: p.read_bytes() for p in (*grading.rglob("*"), victim) if p.is_file()}
     monkeypatch.setenv("BOOKTOOLS_COURSE_SECRET", "the-teachers-course-secret")
+    monkeypatch.setenv("LINCLS_TEACHER_MARKER", "the-teachers-other-variable")
     rows, problems = hw.autograde(grading, sub, sandbox=sandboxed, workers=2)
     totals = {r["student"]: r["score"] for r in rows if r["cell"] == "total"}
     stolen = tmp_path / "stolen.txt"
-    if not sandboxed:  # the attack works
+    if not sandboxed:  # the attack works (but for the secret, which grading never holds)
         assert totals["s01"] == 3.0
-        assert "the-teachers-course-secret" in stolen.read_text()
+        assert "the-teachers-other-variable" in stolen.read_text()
+        assert "the-teachers-course-secret" not in stolen.read_text()
         return
     assert problems == [] and totals == {"s01": 0.0, "s02": 3.0}
     assert not stolen.exists()
