@@ -41,12 +41,13 @@ class CappedClient(sandbox._OutputCap, NotebookClient):
     """nbclient with the output cap of nbgrader's sandboxed ``Execute``."""
 
 
-def run(folder, *cells, timeout=20, **limits):
-    """Run ``cells`` in a sandboxed kernel whose notebook lives in ``folder``; the
-    executed notebook."""
+def run(folder, *cells, timeout=20, group=None, **limits):
+    """Run ``cells`` in a sandboxed kernel whose notebook lives in ``folder``, with
+    ``limits`` and ``group`` limits beyond the defaults; the executed notebook."""
     folder.mkdir(exist_ok=True)
     nb = new_notebook(cells=[new_code_cell(c) for c in cells])
-    config = Config({"SandboxKernelManager": {"limits": limits}})
+    config = Config({"SandboxKernelManager": {"limits": limits,
+                                              "group_limits": group or {}}})
     client = CappedClient(nb, kernel_manager_class=SandboxKernelManager, config=config,
                           kernel_name="python3", timeout=timeout, interrupt_on_timeout=True,
                           allow_errors=True, resources={"metadata": {"path": str(folder)}})
@@ -207,6 +208,40 @@ def test_cpu_time_is_limited(tmp_path):
     with pytest.raises(DeadKernelError):
         run(tmp_path, "while True: pass", timeout=60, cpu=3)
     assert time.monotonic() - start < 30
+
+
+def test_the_sandbox_as_a_whole_has_a_memory_limit(tmp_path, monkeypatch):
+    """Processes each under the address-space limit cannot together hold more than the
+    sandbox's control group allows: the system stops one of them (as root, where the
+    machine lets us make control groups)."""
+    probe = sandbox._cgroup(f"lincls-probe-{os.getpid()}", sandbox.GROUP_LIMITS)
+    sandbox._remove_cgroup(probe)
+    if not probe:
+        pytest.skip("no control group can be made here (not root, or no memory and "
+                    "pids controllers)")
+    made, original = [], sandbox._cgroup
+
+    def cgroup(*args):
+        made.extend(folders := original(*args))
+        return folders
+
+    monkeypatch.setattr(sandbox, "_cgroup", cgroup)
+    nb = run(tmp_path, """\
+import os, time
+kids = []
+for _ in range(4):
+    pid = os.fork()
+    if pid == 0:
+        block = b'x' * (400 << 20)
+        time.sleep(3)
+        os._exit(0)
+    kids.append(pid)
+statuses = [os.waitpid(kid, 0)[1] for kid in kids]
+print(sum(os.WIFSIGNALED(s) and os.WTERMSIG(s) == 9 for s in statuses))""",
+             "print('alive')", group={"memory": 1 << 30})
+    assert int(printed(nb.cells[0])) >= 1
+    assert printed(nb.cells[1]) == "alive\n"
+    assert made and not any(folder.exists() for folder in made)  # removed at the end
 
 
 def test_20_gib_is_a_memory_error(tmp_path):

@@ -23,7 +23,10 @@ kernel, so that no two processes running at the same time (two nbgrader workers,
 grading runs) share one (``RLIMIT_NPROC`` counts the processes of a real uid, and root
 ignores it); a kernel's sandbox is gone, every process of it, before the next starts.
 As another user, bwrap makes a user namespace (the uid stays the same), and the process
-limit is that user's processes now plus :data:`LIMITS` ``["nproc"]``.
+limit is that user's processes now plus :data:`LIMITS` ``["nproc"]``. The limits of
+:data:`LIMITS` hold for each process; as root, where the machine lets us make control
+groups, each sandbox is one too, which holds :data:`GROUP_LIMITS` for the sandbox as a
+whole.
 
 :class:`SandboxExecute` is nbgrader's ``Execute`` preprocessor with this kernel manager
 and caps on each cell's output and the notebook's (:data:`OUTPUT_CAP`,
@@ -64,6 +67,10 @@ NUMBA_CACHE = "/home/student/.numba"
 #: The kernel's resource limits (``prlimit`` options): CPU seconds, address space and
 #: file size in bytes, processes and threads, no core dumps.
 LIMITS = {"cpu": 3600, "as": 4 << 30, "nproc": 256, "fsize": 256 << 20, "core": 0}
+#: The limits of the sandbox as a whole (a control group of its own, where the machine
+#: lets us make one: as root, with the memory and pids controllers): bytes of memory
+#: (its in-memory folders included) and processes and threads.
+GROUP_LIMITS = {"memory": 4 << 30, "pids": 256}
 #: Bytes of output a cell may send before the rest is dropped and the kernel interrupted;
 #: a notebook's cells, in all; beyond a cell's output, the bytes of the error reply that
 #: nbgrader adds to it.
@@ -223,6 +230,72 @@ def _sandbox_cmd(work, connection_dir, uid, limits=None, info_fd=None, numba=Non
     return cmd
 
 
+def _cgroup(name, limits):
+    """The folders of a new control group ``name``, one per controller, that holds
+    ``limits`` (:data:`GROUP_LIMITS`), or [] where the machine does not let us make one
+    (not root, or no memory and pids controllers to write to)."""
+    if os.geteuid() != 0:
+        return []
+    mine = {}  # controller (or "" for cgroup v2) -> our group's path
+    for line in Path("/proc/self/cgroup").read_text().splitlines():
+        _, controllers, path = line.split(":", 2)
+        for controller in controllers.split(",") if controllers else [""]:
+            mine[controller] = path.lstrip("/")
+    root = Path("/sys/fs/cgroup")
+    v1 = {c: root / c / mine[c] for c in ("memory", "pids") if c in mine}
+    v2 = root / mine.get("", "")
+    if len(v1) == 2 and all(d.is_dir() for d in v1.values()):
+        settings = {"memory": ("memory.limit_in_bytes", limits["memory"]),
+                    "pids": ("pids.max", limits["pids"])}
+        made = []
+        try:
+            for controller, parent in v1.items():
+                made.append(parent / name)
+                made[-1].mkdir()
+                file, value = settings[controller]
+                (made[-1] / file).write_text(str(value))
+        except OSError:
+            _remove_cgroup(made)
+            return []
+        return made
+    controllers = v2 / "cgroup.subtree_control"
+    try:
+        if {"memory", "pids"} <= set(controllers.read_text().split()):
+            group = v2 / name
+            group.mkdir()
+            try:
+                (group / "memory.max").write_text(str(limits["memory"]))
+                (group / "pids.max").write_text(str(limits["pids"]))
+                if (group / "memory.swap.max").exists():
+                    (group / "memory.swap.max").write_text("0")
+            except OSError:
+                _remove_cgroup([group])
+                return []
+            return [group]
+    except OSError:
+        pass
+    return []
+
+
+def _remove_cgroup(folders):
+    """The folders of ``folders`` that could not be removed (a process of theirs
+    lingers)."""
+    left = []
+    for folder in folders:
+        try:
+            folder.rmdir()
+        except FileNotFoundError:
+            pass
+        except OSError:
+            left.append(folder)
+    return left
+
+
+#: Joins the control groups given before ``--`` (their folders), then runs the rest.
+JOIN_GROUPS = ('while [ "$1" != -- ]; do echo $$ > "$1/cgroup.procs" || exit 1; shift; '
+               'done; shift; exec "$@"')
+
+
 def _numba_files():
     """``[(path under NUMBA_CACHE_DIR, file)]`` of numba's cache of lincls's compiled
     functions, laid out as numba looks for it under ``NUMBA_CACHE_DIR`` (lincls's own
@@ -281,6 +354,8 @@ class SandboxKernelManager(AsyncKernelManager):
                                     "system's temporary folder)").tag(config=True)
 
     limits = Dict(help="Limits beyond LIMITS, e.g. {'cpu': 60}").tag(config=True)
+    group_limits = Dict(help="Limits beyond GROUP_LIMITS, e.g. {'memory': 1 << 30}"
+                        ).tag(config=True)
     client_class = DottedObjectName("booktools.homework.sandbox._CappedClient")
     client_factory = Type(_CappedClient, klass=AsyncKernelClient)  # what client() makes
 
@@ -288,6 +363,7 @@ class SandboxKernelManager(AsyncKernelManager):
         super().__init__(**kwargs)
         self.transport = "ipc"
         self._private = self._init = None
+        self._group = []
 
     async def start_kernel(self, **kw):
         private = Path(tempfile.mkdtemp(prefix="lincls-sandbox-",
@@ -308,6 +384,7 @@ class SandboxKernelManager(AsyncKernelManager):
         if os.geteuid() == 0:
             for path in (work, conn, *work.iterdir()):
                 os.chown(path, uid, uid)
+        self._group = _cgroup(private.name, dict(GROUP_LIMITS, **self.group_limits))
         info, info_w = os.pipe()
         numba = [(rel, os.open(file, os.O_RDONLY)) for rel, file in _numba_files()]
         self._sandbox = _sandbox_cmd(work, conn, uid, self.limits, info_w, numba)
@@ -343,11 +420,18 @@ class SandboxKernelManager(AsyncKernelManager):
             os.chown(self.connection_file, self._uid, self._uid)
 
     def format_kernel_cmd(self, extra_arguments=None):
-        return self._sandbox + super().format_kernel_cmd(extra_arguments)
+        join = (["/bin/sh", "-c", JOIN_GROUPS, "sh", *map(str, self._group), "--"]
+                if self._group else [])
+        return join + self._sandbox + super().format_kernel_cmd(extra_arguments)
 
     async def cleanup_resources(self, restart=False):
         await super().cleanup_resources(restart=restart)
         await self._wait_torn_down()
+        for _ in range(200):  # its last processes may still be exiting
+            self._group = _remove_cgroup(self._group)
+            if not self._group:
+                break
+            await asyncio.sleep(0.05)
         if self._private is not None and not restart:
             shutil.rmtree(self._private, ignore_errors=True)
             self._private = None
