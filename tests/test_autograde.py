@@ -153,6 +153,17 @@ def test_an_unreadable_submission_scores_zero(course):
     assert any(p.endswith("; scored zero") and "s01" in p for p in problems)
 
 
+def test_an_oversized_submission_is_not_read(course, monkeypatch):
+    import importlib
+
+    ag = importlib.import_module("booktools.homework.autograde")
+    monkeypatch.setattr(ag, "MAX_SUBMISSION", 1000)
+    (course["submitted"] / "s01" / NAME).mkdir(parents=True)
+    shutil.copy(course["student"] / TEACHER.name, course["submitted"] / "s01" / NAME)
+    rows, _ = autograde(course["grading"], course["submitted"], students=["s01"])
+    assert totals(rows)[("s01", NAME)] == (0.0, 3.0, "larger than 1,000 bytes: not read")
+
+
 def test_a_course_whose_grades_cannot_be_read_costs_only_its_students(course, monkeypatch,
                                                                        capsys):
     """The rows of every course but a broken one (here: its gradebook is no database),

@@ -83,6 +83,8 @@ TIMEOUT = 900
 #: Seconds a cell's output may take to arrive after its reply.
 IOPUB_TIMEOUT = 60
 NO_SUBMISSION = "no submission"
+#: Bytes a submitted notebook may have: a larger one is not read (a zero, with a note).
+MAX_SUBMISSION = 64 << 20
 BY_HAND = "graded by hand"
 NOT_GRADED = "not graded: nbgrader failed (see its messages)"
 KERNEL_FAILED = ("scored zero: the submission's kernel died or did not answer an "
@@ -352,7 +354,8 @@ def _answer_ids(nb):
 
 def _read_submission(path, grading_nb, name):
     """``None`` when nbgrader can grade the submission, else why it gets a zero."""
-
+    if path.stat().st_size > MAX_SUBMISSION:
+        return f"larger than {MAX_SUBMISSION:,} bytes: not read"
     try:
         nb = _read(path)
     except HomeworkError as exc:
