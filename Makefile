@@ -22,7 +22,7 @@ NBVAL := --nbval -p no:cacheprovider --nbval-sanitize-with tests/sanitize.cfg
 
 .PHONY: book test lint unit sklearn homework homework-default homework-prescott release \
         book-clean portability student-book nbgrader student-test browser pythons chromium bubblewrap \
-        poppler pdf student-pdf pdf-test bench clean wheel
+        poppler pdf student-pdf pdf-test bench clean wheel side side-teacher side-student
 
 # Before any install, `make book`/`make test` stop with one line when the interpreter (the
 # venv's, once it exists) is outside PY_MIN..PY_MAX. Plain `python -c`: any Python runs it.
@@ -101,13 +101,26 @@ poppler:
 book: $(VENV)/.installed-book
 	$(BIN)/jupyter-book build . $(BOOK_FLAGS)
 
-## make test: all test layers, in order. book-clean builds the book (from nothing) once; pdf
-## and the layers after it read that build. The run's temporary files go to a fresh folder
-## of its own (TMPDIR), removed at the end: two runs on one machine never meet there.
+## make test: all test layers, in order. book-clean builds the book (from nothing) once; the
+## layers after it read that build. The run's temporary files go to a fresh folder of its
+## own (TMPDIR), removed at the end: two runs on one machine never meet there.
 test: $(VENV)/.installed-dev
 	@export TMPDIR="$$(mktemp -d -t lincls-test-XXXXXX)" && trap 'rm -rf "$$TMPDIR"' EXIT && \
-	$(MAKE) --no-print-directory lint unit sklearn homework release nbgrader book-clean wheel portability \
-	  pdf student-book student-pdf student-test publishing pdf-test browser pythons
+	$(MAKE) --no-print-directory lint unit homework release nbgrader book-clean portability \
+	  side publishing pdf-test browser pythons
+
+## side: the layers that keep about one core busy (Chromium printing a PDF, one pytest
+## process, pip), as two tracks side by side on two cores: the teacher edition's PDF, the
+## wheel and scikit-learn's tests; the student edition, its PDF and its tests. Each track's
+## output is printed whole when it ends. What the tracks need from apt and npm comes first.
+side: $(VENV)/.installed-dev $(VENDOR)/.installed chromium poppler
+	$(MAKE) --no-print-directory -j2 --output-sync=target side-teacher side-student
+
+side-teacher:
+	$(MAKE) --no-print-directory pdf wheel sklearn
+
+side-student:
+	$(MAKE) --no-print-directory student-book student-pdf student-test
 
 lint:
 	$(BIN)/ruff check .

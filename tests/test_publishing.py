@@ -189,11 +189,18 @@ def make_targets():
 
 
 def make_test_layers():
-    """The targets `make test` runs, in order."""
+    """The targets `make test` runs, in order; a layer that only runs other targets
+    (`side`: two tracks side by side) is followed by those."""
     text = (ROOT / "Makefile").read_text()
     recipe = re.search(r"^test:.*\n(?:.*\\\n)*?.*?\$\(MAKE\) --no-print-directory ((?:.*\\\n)*.*)",
                        text, re.M)
-    return recipe[1].replace("\\\n", " ").split()
+
+    def expand(target):
+        runs = re.search(rf"^{re.escape(target)}:.*\n\t\$\(MAKE\) --no-print-directory (?:-j2 "
+                         r"--output-sync=target )?([\w -]+)$", text, re.M)
+        return [target] + ([t for name in runs[1].split() for t in expand(name)] if runs else [])
+
+    return [t for layer in recipe[1].replace("\\\n", " ").split() for t in expand(layer)]
 
 
 #: what these tests (here and in test_adoption.py) run themselves, beside make test's layers
