@@ -219,18 +219,22 @@ portability:
 
 ## make browser: the built site (and the student site, after student-book) in headless
 ## Chromium with axe-core, keyboard and dark-mode checks, and the Binder path in JupyterLab
-## (after `make pdf`: every page's download menu links the book's PDF). Two pytest workers
-## share the tests, the JupyterLab chapters (the longest) first; each worker has one
-## Chromium and, once it takes a chapter, one JupyterLab.
-browser: $(VENV)/.installed-dev $(VENDOR)/.installed chromium pdf
+## (every page's download menu links the book's PDF: `make pdf` runs first if the site has
+## none). Two pytest workers share the tests, the JupyterLab chapters (the longest) first;
+## each worker has one Chromium and, once it takes a chapter, one JupyterLab.
+browser: $(VENV)/.installed-dev $(VENDOR)/.installed chromium _build/html/$(PDF)
 	$(BIN)/pytest -m browser -n 2 --dist load --timeout 600 \
 	  tests/test_jupyterlab.py tests/test_browser.py
 
+_build/html/$(PDF):
+	$(MAKE) --no-print-directory pdf
+
 ## make pythons: a fresh venv on every other supported Python found (lincls tests, one
-## chapter), the one-line refusal of older ones, and the README's route without make; two
-## pytest workers, side by side
+## chapter), the one-line refusal of older ones, and the README's route without make; three
+## pytest workers, side by side: the two other Pythons' tests keep a core busy each, the
+## route's build two, and the three together fill the two cores best
 pythons: $(VENV)/.installed-dev
-	$(BIN)/pytest -m pythons -n 2 -v -rs --timeout 3600 tests/test_pythons.py
+	$(BIN)/pytest -m pythons -n 3 -v -rs --timeout 3600 tests/test_pythons.py
 
 bench: $(VENV)/.installed-dev
 	$(PY) -m benchmarks
