@@ -1,14 +1,19 @@
 """The book's configuration: strict builds, the TOC, one place for the repository URL."""
 
+import ast
 import re
 import shutil
 import subprocess
 import sys
+from importlib import metadata
 from pathlib import Path
 
+import jupytext
 import pytest
 import yaml
+from packaging.utils import canonicalize_name
 
+from booktools.sphinxext import execution
 from booktools.sphinxext.binder import split_md
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -166,3 +171,43 @@ def test_notation_chapter_lists_match_the_toc():
     assert definition, 'notation.md must say which chapters "Part III" means'
     assert re.findall(r"\{doc\}`([\w-]+)`", definition.group(1)) == [
         Path(c["file"]).name for c in part3["chapters"]]
+
+
+def imported_modules(source):
+    """The top-level modules a code cell imports (IPython's magics and shell lines aside)."""
+    code = "\n".join(line for line in source.splitlines()
+                     if not line.lstrip().startswith(("%", "!")))
+    found = set()
+    for node in ast.walk(ast.parse(code)):
+        if isinstance(node, ast.Import):
+            found |= {alias.name.split(".")[0] for alias in node.names}
+        elif isinstance(node, ast.ImportFrom) and node.level == 0:
+            found.add(node.module.split(".")[0])
+        elif (isinstance(node, ast.Call) and getattr(node.func, "attr", None) == "import_module"
+              and node.args and isinstance(node.args[0], ast.Constant)):
+            found.add(node.args[0].value.split(".")[0])
+    return found
+
+
+def test_chapters_import_only_what_requirements_installs():
+    """The execution cache keys a chapter on the versions of the distributions the book
+    runs on (requirements.txt and what it requires, booktools.sphinxext.execution), not
+    on the test tools: so every module a chapter or homework imports comes from Python's
+    standard library or from one of those distributions."""
+    book = {name.replace("-", "_") for name in execution.book_distributions(ROOT)}
+    owners = metadata.packages_distributions()
+    pages = [p for p in sorted(ROOT.glob("book/**/*.md")) if "_build" not in p.parts
+             and p.read_text().startswith("---\njupytext:")]
+    pages += sorted(p for p in ROOT.glob("book/**/*.ipynb") if "_build" not in p.parts)
+    assert len(pages) > 20
+    outside = {}
+    for page in pages:
+        for cell in jupytext.read(page).cells:
+            if cell.cell_type != "code":
+                continue
+            for module in imported_modules(cell.source) - set(sys.stdlib_module_names):
+                dists = {canonicalize_name(d).replace("-", "_") for d in owners.get(module, [])}
+                if not dists & book:
+                    outside.setdefault(module, set()).add(page.relative_to(ROOT).as_posix())
+    assert outside == {}, f"imported from outside requirements.txt: {outside}"
+    assert {"numpy", "lincls", "matplotlib", "scikit_learn"} <= book

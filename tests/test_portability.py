@@ -284,7 +284,7 @@ def build_run(path, root=ROOT):
     with pytest.MonkeyPatch.context() as monkeypatch:  # the build's thread counts (set_jobs)
         for name in execution.THREADS:
             monkeypatch.setenv(name, os.environ.get(name, "1"))
-        monkeypatch.setitem(execution._cache, "context", execution.execution_context())
+        monkeypatch.setitem(execution._cache, "context", execution.execution_context(root))
         key = execution.cache_key(nb, path, settings)
     try:
         entry = json.loads((root / folder / f"{key}.json").read_text(encoding="utf-8"))

@@ -73,9 +73,15 @@ results can depend on:
 - the contents of the files and folders its code names by a relative path that exists
   beside it (the teachers' chapter reads ``homework``);
 - the sources of ``lincls`` and ``booktools`` (every file but byte code);
-- Python's version, every installed distribution's version, the CPU's model and flags
-  (OpenBLAS and numba pick kernels by them), and the environment variables that change
-  results (``OPENBLAS_*``, ``OMP_*``, ``MKL_*``, ``NUMBA_*``, ...).
+- Python's version; the version of every distribution the book runs on: ``lincls``,
+  ``booktools``, what the book's ``requirements.txt`` names, and what they require,
+  transitively (without that file: every installed distribution); the CPU's model and
+  flags (OpenBLAS and numba pick kernels by them); and the environment variables that
+  change results (``OPENBLAS_*``, ``OMP_*``, ``MKL_*``, ``NUMBA_*``, ...).
+
+The test tools that ``requirements-dev.txt`` adds are not in the key, so a build in a
+venv of ``requirements.txt`` alone (the README's route) reuses the entries of one in the
+test venv; a test checks that the chapters import nothing from outside that set.
 
 The markdown is not in the key: the student edition, whose chapters differ from the
 teacher's in their solutions only, reuses every chapter whose code is unchanged, and so
@@ -114,6 +120,8 @@ import psutil
 import sphinx.builders
 from myst_nb.core.execute.base import ExecutionError
 from myst_nb.core.execute.inline import ModifiedNotebookClient, NotebookClientInline
+from packaging.requirements import Requirement
+from packaging.utils import canonicalize_name
 from sphinx.domains import Domain
 
 #: Extensions that do not declare parallel safety but are safe (see the module docstring).
@@ -181,7 +189,7 @@ def order_docs(app, env, docnames):
                                     not runs[name]))  # stable: keeps the order within each
     _chunks["code"] = sum(runs.values())
     if _chunks["code"] and _cache["folder"] is not None and _cache["context"] is None:
-        _cache["context"] = execution_context()  # once, before the reading processes fork
+        _cache["context"] = execution_context(app.confdir)  # once, before the forks
 
 
 #: How many of the documents to read run code (order_docs), for read_chunks.
@@ -219,7 +227,7 @@ NUMERIC_ENV = ("OPENBLAS_", "GOTO", "OMP_", "MKL_", "KMP_", "BLIS_", "NUMBA_", "
 #: The format of a cache entry; a new one makes every old entry a miss.
 CACHE_FORMAT = "1"
 #: The folder of the execution cache (None: no cache), set when the configuration is read.
-_cache = {"folder": None, "context": None}
+_cache = {"folder": None, "context": None, "root": None}
 ROLE = re.compile(r"\{eval\}`([^`]+)`")
 
 
@@ -244,15 +252,51 @@ def _cpu():
     return "\n".join(sorted({ln for ln in lines if ln.split(":")[0].strip() in keys}))
 
 
-def execution_context():
-    """The part of the key that no chapter sets: sources, versions, CPU, environment."""
+def book_distributions(root):
+    """``{name: version}`` of the installed distributions the book at ``root`` runs on:
+    lincls, booktools and what ``root/requirements.txt`` names (options such as ``-e``
+    aside), with what they require, transitively; None when there is no such file."""
+    if root is None:
+        return None
+    try:
+        lines = (Path(root) / "requirements.txt").read_text(encoding="utf-8").splitlines()
+    except OSError:
+        return None
+    specs = [line.split(" #")[0].strip() for line in lines]
+    todo = [Requirement(s) for s in specs if s and not s.startswith(("#", "-"))]
+    todo += [Requirement("lincls"), Requirement("booktools")]
+    found, seen = {}, set()
+    while todo:
+        req = todo.pop()
+        name, extras = canonicalize_name(req.name), sorted(req.extras)
+        if (name, *extras) in seen:
+            continue
+        seen.add((name, *extras))
+        try:
+            dist = metadata.distribution(name)
+        except metadata.PackageNotFoundError:  # not installed: nothing to key
+            continue
+        found[name] = dist.version
+        for spec in dist.requires or ():
+            dep = Requirement(spec)
+            if dep.marker is None or any(dep.marker.evaluate({"extra": e})
+                                         for e in ("", *extras)):
+                todo.append(dep)
+    return found
+
+
+def execution_context(root):
+    """The part of the key that no chapter sets: sources, versions, CPU, environment
+    (``root``: the book's folder)."""
     import booktools
     import lincls
 
     digest = hashlib.sha256(CACHE_FORMAT.encode())
     for package in (lincls, booktools):
         _hash_tree(Path(package.__file__).parent, digest)
-    versions = sorted(f"{d.metadata['Name']}=={d.version}" for d in metadata.distributions())
+    book = book_distributions(root)
+    versions = sorted(f"{d.metadata['Name']}=={d.version}" for d in metadata.distributions()) \
+        if book is None else sorted(f"{name}=={version}" for name, version in book.items())
     env = sorted(f"{k}={v}" for k, v in os.environ.items() if k.startswith(NUMERIC_ENV))
     digest.update(json.dumps([sys.version, platform.machine(), _cpu(), versions, env]).encode())
     return digest.hexdigest()
@@ -288,7 +332,7 @@ def cache_key(notebook, path, nb_config):
                 nb_config.execution_raise_on_error, nb_config.execution_in_temp,
                 nb_config.eval_name_regex]
     if _cache["context"] is None:  # a chapter order_docs did not see run code
-        _cache["context"] = execution_context()
+        _cache["context"] = execution_context(_cache["root"])
     digest = hashlib.sha256(_cache["context"].encode())
     digest.update(json.dumps([[c.source, c.metadata] for c in code], sort_keys=True).encode())
     digest.update(json.dumps([meta, settings], sort_keys=True, default=str).encode())
@@ -417,7 +461,7 @@ def set_cache(app, config):
     chapter sets, when a chapter is to be read)."""
     folder = config.lincls_execution_cache
     _cache["folder"] = None if not folder else Path(app.confdir, folder).resolve()
-    _cache["context"] = None
+    _cache["context"], _cache["root"] = None, app.confdir
 
 
 def freeze_at_the_end(app, exception):
