@@ -196,8 +196,8 @@ def make_test_layers():
                        text, re.M)
 
     def expand(target):
-        runs = re.search(rf"^{re.escape(target)}:.*\n\t\$\(MAKE\) --no-print-directory (?:-j2 "
-                         r"--output-sync=target )?([\w -]+)$", text, re.M)
+        runs = re.search(rf"^{re.escape(target)}:.*\n\t\$\(MAKE\) --no-print-directory "
+                         r"(?:-\S+ )*([\w -]+)$", text, re.M)  # options (-j2 ...), targets
         return [target] + ([t for name in runs[1].split() for t in expand(name)] if runs else [])
 
     return [t for layer in recipe[1].replace("\\\n", " ").split() for t in expand(layer)]
