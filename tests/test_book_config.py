@@ -211,3 +211,20 @@ def test_chapters_import_only_what_requirements_installs():
                     outside.setdefault(module, set()).add(page.relative_to(ROOT).as_posix())
     assert outside == {}, f"imported from outside requirements.txt: {outside}"
     assert {"numpy", "lincls", "matplotlib", "scikit_learn"} <= book
+
+
+def test_the_key_holds_what_requirements_installs(tmp_path):
+    """book_distributions: the file's names (comments, options and names not installed
+    aside), lincls and booktools, and what they require, transitively, with the extras
+    asked for; no file: None (the key then holds every installed distribution)."""
+    assert execution.book_distributions(tmp_path) is None
+    (tmp_path / "requirements.txt").write_text(
+        "# pins\n-e .\njupytext==1.18.1  # a note\nnot-a-real-distribution-xyz==1.0\n")
+    found = execution.book_distributions(tmp_path)
+    assert {"jupytext", "lincls", "booktools", "numpy", "nbformat", "markdown-it-py"} <= set(found)
+    assert found["jupytext"] == metadata.version("jupytext")
+    assert "not-a-real-distribution-xyz" not in found
+    assert "pytest" not in found and "nbgrader" not in found  # test tools: not asked for
+    assert "ipywidgets" not in found  # an extra of lincls, not asked for
+    (tmp_path / "requirements.txt").write_text("jupytext==1.18.1\nlincls[widgets]\n")
+    assert "ipywidgets" in execution.book_distributions(tmp_path)  # lincls's extra
