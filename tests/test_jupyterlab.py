@@ -2,9 +2,9 @@
 
 A local JupyterLab (from this environment, on 127.0.0.1, with throw-away Jupyter config,
 data, runtime and settings directories) gets exactly the settings that ``postBuild``
-writes on Binder: the test runs ``postBuild`` itself. Chromium then opens the URL path the
-launch button on the page's built HTML produces, ``lab/tree/book/<page>``, for every page
-of ``_toc.yml`` that is a notebook (chapters and homework), and checks that it opens as a
+writes on Binder: the test runs ``postBuild`` itself. For every page of ``_toc.yml`` that
+is a notebook (chapters and homework), Chromium opens the URL path the launch button on the
+page's built HTML produces, ``lab/tree/book/<page>``, and checks that it opens as a
 notebook with its cells, with no dialog over it, runs all cells (Run > Run All Cells),
 and then shows:
 
@@ -20,6 +20,11 @@ and then shows:
   none (``postBuild`` puts the website's resolved text in place of the roles, see
   ``tools/booktools/sphinxext/xrefs.py``), and a citation links its entry in the
   notebook's references.
+
+JupyterLab boots once per pytest worker (about 5 s): the worker's first page is opened
+by loading its launch URL; each later one in the same JupyterLab by the command that URL
+runs at start-up, once the page before it is closed and its kernel shut down (the main
+area is empty, no session is left). Either way JupyterLab must then show the launch URL.
 
 A screenshot of each page, at its top, (with numbers in prose) at its first number and
 (with citations) at its first citation, goes to ``_build/screenshots/lab_<page>*.png``.
@@ -148,7 +153,9 @@ def lab(tmp_path_factory):
          # offline: no news, no update checks, no extension manager queries to PyPI
          "--LabApp.news_url=None",
          "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
-         "--LabApp.extension_manager=readonly"] + (["--allow-root"] if os.geteuid() == 0 else []),
+         "--LabApp.extension_manager=readonly",
+         # window.jupyterapp: the test opens and closes pages with JupyterLab's commands
+         "--LabApp.expose_app_in_browser=True"] + (["--allow-root"] if os.geteuid() == 0 else []),
         env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
     try:
         deadline = time.monotonic() + 90
@@ -175,8 +182,8 @@ def lab(tmp_path_factory):
 
 @pytest.fixture(scope="session")
 def lab_context(browser):
-    """One browser context for the chapters: after the first, JupyterLab's scripts come
-    from its cache (each chapter opens with ?reset, in a page of its own)."""
+    """One browser context for the chapters: JupyterLab's scripts, once loaded, come from
+    its cache (a chapter that fails takes its page with it; the next boots a new one)."""
     context = browser.new_context(viewport={"width": 1280, "height": 900})
     context.set_default_timeout(60_000)
     yield context
@@ -200,6 +207,69 @@ def wait_for_idle_kernel(base, token, chapter, timeout=90):
             return
         time.sleep(0.5)
     pytest.fail(f"{chapter}: no idle kernel after {timeout} s (sessions: {states})")
+
+
+class LabWindow:
+    """One JupyterLab page, kept loaded from chapter to chapter (see the module docstring)."""
+
+    def __init__(self, context, base, token):
+        self.context, self.base, self.token = context, base, token
+        self.page = None
+        # JupyterLab runs with its network features off: nothing of its own may leave the
+        # machine. Outputs may link CDN assets (matplotlib's JavaScript animations link Font
+        # Awesome); on Binder they load, here they fail harmlessly, so they are allowed.
+        self.outside = []
+
+    def _request(self, request):
+        if not request.url.startswith((self.base, "data:", "blob:", *OUTPUT_ASSETS)):
+            self.outside.append(request.url)
+
+    def open(self, chapter):
+        """Open `chapter` from its launch URL path; return the page."""
+        path = launch_path(chapter)
+        self.outside.clear()
+        if self.page is None:
+            self.page = self.context.new_page()
+            self.page.on("request", self._request)
+            # ?reset starts from an empty workspace: no tabs (and kernels) of other runs
+            self.page.goto(f"{self.base}{path}?reset&token={self.token}",
+                           wait_until="domcontentloaded")
+        else:  # after close_chapter: JupyterLab shows its Launcher in the empty main area
+            tabs = self.page.evaluate(
+                "() => [...jupyterapp.shell.widgets('main')].map(w => w.title.label)")
+            assert tabs == ["Launcher"], f"tabs left open: {tabs}"
+            sessions = api(self.base, self.token, "sessions")
+            assert sessions == [], f"kernels left running: {sessions}"
+            self.page.evaluate("""async path => {
+                const [launcher] = jupyterapp.shell.widgets('main');
+                await jupyterapp.commands.execute(
+                    'filebrowser:open-path', {path, dontShowBrowser: true});
+                launcher.dispose();  // as from the URL: the chapter's is the only tab
+            }""", path.removeprefix("lab/tree/"))
+        self.page.wait_for_url(lambda url: url.split("?")[0] == self.base + path)
+        return self.page
+
+    def close_chapter(self):
+        """Close every tab, shutting its kernel down first; wait for the Launcher."""
+        self.page.evaluate("""async () => {
+            for (const widget of [...jupyterapp.shell.widgets('main')]) {
+                await widget.sessionContext?.shutdown();
+                widget.dispose();
+            } }""")
+        self.page.locator(".jp-Launcher").wait_for()
+
+    def discard(self):
+        """Close the page: the next chapter boots JupyterLab again, in a new one."""
+        if self.page is not None:
+            self.page.close()
+            self.page = None
+
+
+@pytest.fixture(scope="session")
+def lab_window(lab, lab_context):
+    window = LabWindow(lab_context, *lab)
+    yield window
+    window.discard()
 
 
 def launch_path(chapter):
@@ -231,20 +301,11 @@ def painted(page):
 
 
 @pytest.mark.parametrize("chapter", chapters())
-def test_chapter_reads_as_a_notebook(lab, lab_context, chapter):
+def test_chapter_reads_as_a_notebook(lab, lab_window, chapter):
     base, token = lab
     name = "lab_" + Path(chapter).stem
-    page = lab_context.new_page()
-    # JupyterLab runs with its network features off: nothing of its own may leave the
-    # machine. Outputs may link CDN assets (matplotlib's JavaScript animations link Font
-    # Awesome); on Binder they load, here they fail harmlessly, so they are allowed.
-    outside = []
-    page.on("request", lambda r: r.url.startswith((base, "data:", "blob:", *OUTPUT_ASSETS))
-            or outside.append(r.url))
     try:
-        # ?reset starts from an empty workspace: no tabs (and kernels) of earlier chapters.
-        page.goto(f"{base}{launch_path(chapter)}?reset&token={token}",
-                  wait_until="domcontentloaded")
+        page = lab_window.open(chapter)
         page.locator(".jp-NotebookPanel:visible, .jp-FileEditor:visible").first.wait_for()
         assert page.locator(".jp-FileEditor:visible").count() == 0, f"{chapter} opened as text"
         n_code = code_cells(ROOT / chapter)
@@ -293,7 +354,7 @@ def test_chapter_reads_as_a_notebook(lab, lab_context, chapter):
         assert unresolved == [], (f"{chapter}: {len(unresolved)} unresolved:\n"
                                   + "\n".join(unresolved))
         assert dialogs.count() == 0, f"{chapter}: a dialog is open: {dialogs.first.inner_text()}"
-        assert outside == [], f"requests outside the local server: {outside}"
+        assert lab_window.outside == [], f"requests outside the local server: {lab_window.outside}"
 
         # Run All leaves the view at the last cell: back to the top, then the first markdown
         # cell that quotes a computed number (cells off screen render lazily: let them paint)
@@ -312,10 +373,12 @@ def test_chapter_reads_as_a_notebook(lab, lab_context, chapter):
             citations.first.evaluate("n => n.scrollIntoView({block: 'center'})")
             painted(page)
             screenshot(page, name + "_citations")
+        lab_window.close_chapter()
     except BaseException:  # also pytest.fail
-        screenshot(page, name.replace("lab_", "lab_failed_"))
+        if lab_window.page is not None:
+            screenshot(lab_window.page, name.replace("lab_", "lab_failed_"))
+        lab_window.discard()
         raise
     finally:
-        page.close()
         for session in api(base, token, "sessions"):
             api(base, token, f"sessions/{session['id']}", method="DELETE")
