@@ -205,7 +205,7 @@ def wait_for_idle_kernel(base, token, chapter, timeout=90):
                   if s["path"] == chapter]
         if states == ["idle"]:
             return
-        time.sleep(0.5)
+        time.sleep(0.1)
     pytest.fail(f"{chapter}: no idle kernel after {timeout} s (sessions: {states})")
 
 
@@ -324,7 +324,7 @@ def test_chapter_reads_as_a_notebook(lab, lab_window, chapter):
                     panel + ' .jp-CodeCell .jp-InputPrompt')];
                 return prompts.every(p => /\\[\\d+\\]/.test(p.textContent))
                     || document.querySelector(errors);
-            }""", arg=[PANEL, ERRORS], timeout=RUN_TIMEOUT_MS, polling=500)
+            }""", arg=[PANEL, ERRORS], timeout=RUN_TIMEOUT_MS, polling=100)
         errors = page.evaluate(
             "s => [...document.querySelectorAll(s)].map(o => o.textContent.slice(0, 300))", ERRORS)
         assert errors == [], f"{chapter}: error output\n" + "\n".join(errors)
@@ -335,7 +335,7 @@ def test_chapter_reads_as_a_notebook(lab, lab_window, chapter):
         # 90 s: two JupyterLabs run chapters side by side, and the machine may be busy).
         try:
             page.wait_for_function(f"() => ({PLACEHOLDERS})({json.dumps(PANEL)}).length === 0",
-                                   timeout=90_000, polling=500)
+                                   timeout=90_000, polling=100)
         except Exception:  # the assertion below says which
             pass
         placeholders = page.evaluate(PLACEHOLDERS, PANEL)
