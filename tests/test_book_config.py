@@ -194,7 +194,7 @@ def test_chapters_import_only_what_requirements_installs():
     runs on (requirements.txt and what it requires, booktools.sphinxext.execution), not
     on the test tools: so every module a chapter or homework imports comes from Python's
     standard library or from one of those distributions."""
-    book = {name.replace("-", "_") for name in execution.book_distributions(ROOT)}
+    book = set(execution.book_distributions(ROOT))  # canonical names
     owners = metadata.packages_distributions()
     pages = [p for p in sorted(ROOT.glob("book/**/*.md")) if "_build" not in p.parts
              and p.read_text().startswith("---\njupytext:")]
@@ -206,11 +206,11 @@ def test_chapters_import_only_what_requirements_installs():
             if cell.cell_type != "code":
                 continue
             for module in imported_modules(cell.source) - set(sys.stdlib_module_names):
-                dists = {canonicalize_name(d).replace("-", "_") for d in owners.get(module, [])}
+                dists = {canonicalize_name(d) for d in owners.get(module, [])}
                 if not dists & book:
                     outside.setdefault(module, set()).add(page.relative_to(ROOT).as_posix())
     assert outside == {}, f"imported from outside requirements.txt: {outside}"
-    assert {"numpy", "lincls", "matplotlib", "scikit_learn"} <= book
+    assert {"numpy", "lincls", "matplotlib", "scikit-learn"} <= book
 
 
 def test_the_key_holds_what_requirements_installs(tmp_path):

@@ -189,7 +189,7 @@ def order_docs(app, env, docnames):
                                     not runs[name]))  # stable: keeps the order within each
     _chunks["code"] = sum(runs.values())
     if _chunks["code"] and _cache["folder"] is not None and _cache["context"] is None:
-        _cache["context"] = execution_context(app.confdir)  # once, before the forks
+        _cache["context"] = execution_context(_cache["root"])  # once, before the forks
 
 
 #: How many of the documents to read run code (order_docs), for read_chunks.
