@@ -92,6 +92,11 @@ def code_cells(path):
     return sum(c.cell_type == "code" for c in jupytext.read(path).cells)
 
 
+def markdown_cells(path):
+    """How many markdown cells the notebook `path` has."""
+    return sum(c.cell_type == "markdown" for c in jupytext.read(path).cells)
+
+
 def is_notebook(path):
     """A page that is a notebook: an .ipynb, or a MyST Markdown file with a jupytext header."""
     return path.suffix == ".ipynb" or path.read_text().startswith("---\njupytext:")
@@ -312,6 +317,17 @@ def test_chapter_reads_as_a_notebook(lab, lab_window, chapter):
         page.wait_for_function("""n => document.querySelectorAll(
             '.jp-NotebookPanel:not(.lm-mod-hidden) .jp-CodeCell').length === n""", arg=n_code)
         wait_for_idle_kernel(base, token, chapter)
+        # jupyterlab-myst evaluates a markdown cell's inline expressions from the MyST tree
+        # of its last render (src/actions.ts, executeUserExpressions): a cell that Run All
+        # reaches before its first render gets none evaluated, and shows their source. A
+        # reader sees the page before running it; so does the test: every markdown cell is
+        # rendered by MyST first. (JupyterLab shows at least the source's markdown cells; the
+        # Binder settings may add one, e.g. with the front matter's math macros.)
+        n_markdown = markdown_cells(ROOT / chapter)
+        page.wait_for_function("""([panel, n]) => {
+            const cells = [...document.querySelectorAll(panel + ' .jp-MarkdownCell')];
+            return cells.length >= n && cells.every(c => c.querySelector('.myst'));
+            }""", arg=[PANEL, n_markdown], polling=100)
         dialogs = page.locator(DIALOGS)
         assert dialogs.count() == 0, f"{chapter}: a dialog is open: {dialogs.first.inner_text()}"
 
