@@ -8,6 +8,7 @@ release with a secret is reproducible byte for byte.
 
 import json
 import multiprocessing
+import os
 import re
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
@@ -121,12 +122,30 @@ def test_solution_passes_its_own_checks_and_fails_the_others(runs, path):
 
 
 def execute(nb, path):
-    """Run ``nb`` as grading does: ``expected`` publishes the values it compares."""
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setenv(GRADING_ENV, "1")
-        nbclient.NotebookClient(nb, timeout=600, allow_errors=True, record_timing=False,
-                                resources={"metadata": {"path": str(path.parent)}}).execute()
+    """Run ``nb`` as grading does: ``expected`` publishes the values it compares. (In a
+    process of the pool of `graded`, spawned for it: the variable stays there.)"""
+    os.environ[GRADING_ENV] = "1"
+    nbclient.NotebookClient(nb, timeout=600, allow_errors=True, record_timing=False,
+                            resources={"metadata": {"path": str(path.parent)}}).execute()
     return nb
+
+
+@pytest.fixture(scope="module")
+def graded(runs):
+    """Each homework's grading version (variant A's expected values), run on A's data and
+    on B's: ``{(notebook, "A" or "B"): executed notebook}``. Two run side by side: this
+    module's tests run on one pytest worker (``--dist loadfile``), which would otherwise
+    run these 16 notebooks one at a time while the other worker has nothing left to do."""
+    jobs = {}
+    for path in HOMEWORK:
+        grading = runs["tmp"] / "A" / "grading" / path.name
+        seed_b = hw.derive_seed(SECRETS["B"], path.stem)
+        jobs[path.stem, "A"] = (nbformat.read(grading, 4), grading)
+        jobs[path.stem, "B"] = (with_parameters(nbformat.read(grading, 4), grading, seed_b),
+                                grading)
+    with ProcessPoolExecutor(2, mp_context=multiprocessing.get_context("spawn")) as pool:
+        done = {job: pool.submit(execute, *args) for job, args in jobs.items()}
+        return {job: future.result() for job, future in done.items()}
 
 
 def failed_cells(nb, grading):
@@ -141,16 +160,15 @@ def failed_cells(nb, grading):
 
 
 @pytest.mark.parametrize("path", HOMEWORK, ids=IDS)
-def test_solution_passes_its_own_hidden_tests_and_fails_the_others(runs, path):
+def test_solution_passes_its_own_hidden_tests_and_fails_the_others(runs, graded, path):
     grading = runs["tmp"] / "A" / "grading" / path.name
     nb = nbformat.read(grading, 4)
-    own = execute(nbformat.read(grading, 4), grading)
+    own = graded[path.stem, "A"]
     assert failed_cells(own, grading) == set()
     assert all("wrong" not in "".join(o.get("text", "") for o in c.get("outputs", []))
                for c in own.cells if c.cell_type == "code")
     # the same grading version (A's expected values) on B's data
-    seed_b = hw.derive_seed(SECRETS["B"], path.stem)
-    other = execute(with_parameters(nb, grading, seed_b, None), grading)
+    other = graded[path.stem, "B"]
     fixed = set(hw.fixed_names(nb))
     teacher = nbformat.read(path, 4)
     variable = {c.metadata["nbgrader"]["grade_id"] for c in teacher.cells
