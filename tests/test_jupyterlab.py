@@ -41,6 +41,7 @@ import subprocess
 import sys
 import time
 import urllib.request
+from collections import Counter
 from pathlib import Path
 from urllib.parse import unquote
 
@@ -87,14 +88,9 @@ def requirements():
     require_chromium()
 
 
-def code_cells(path):
-    """How many code cells the notebook `path` (.ipynb or MyST .md) has."""
-    return sum(c.cell_type == "code" for c in jupytext.read(path).cells)
-
-
-def markdown_cells(path):
-    """How many markdown cells the notebook `path` has."""
-    return sum(c.cell_type == "markdown" for c in jupytext.read(path).cells)
+def cell_counts(path):
+    """How many cells of each type the notebook `path` (.ipynb or MyST .md) has."""
+    return Counter(c.cell_type for c in jupytext.read(path).cells)
 
 
 def is_notebook(path):
@@ -313,7 +309,8 @@ def test_chapter_reads_as_a_notebook(lab, lab_window, chapter):
         page = lab_window.open(chapter)
         page.locator(".jp-NotebookPanel:visible, .jp-FileEditor:visible").first.wait_for()
         assert page.locator(".jp-FileEditor:visible").count() == 0, f"{chapter} opened as text"
-        n_code = code_cells(ROOT / chapter)
+        counts = cell_counts(ROOT / chapter)
+        n_code = counts["code"]
         page.wait_for_function("""n => document.querySelectorAll(
             '.jp-NotebookPanel:not(.lm-mod-hidden) .jp-CodeCell').length === n""", arg=n_code)
         wait_for_idle_kernel(base, token, chapter)
@@ -323,11 +320,10 @@ def test_chapter_reads_as_a_notebook(lab, lab_window, chapter):
         # reader sees the page before running it; so does the test: every markdown cell is
         # rendered by MyST first. (JupyterLab shows at least the source's markdown cells; the
         # Binder settings may add one, e.g. with the front matter's math macros.)
-        n_markdown = markdown_cells(ROOT / chapter)
         page.wait_for_function("""([panel, n]) => {
             const cells = [...document.querySelectorAll(panel + ' .jp-MarkdownCell')];
             return cells.length >= n && cells.every(c => c.querySelector('.myst'));
-            }""", arg=[PANEL, n_markdown], polling=100)
+            }""", arg=[PANEL, counts["markdown"]], polling=100)
         dialogs = page.locator(DIALOGS)
         assert dialogs.count() == 0, f"{chapter}: a dialog is open: {dialogs.first.inner_text()}"
 
