@@ -145,6 +145,26 @@ def test_hidden_cells_run_before_the_prose_below_them(tmp_path):
     assert result.returncode != 0 and "late" in result.stdout + result.stderr
 
 
+def test_the_build_log_says_where_a_chapter_waited(tmp_path):
+    """booktools.sphinxext.execution logs, per executed chapter, how long the build waited
+    for its kernel, and the longest step by name: here the cell that sleeps."""
+    from myst_nb.core.read import read_myst_markdown_notebook
+
+    header, macros, _ = split_md((ROOT / "book" / "preface.md").read_text())
+    body = ("# Page\n\n```{code-cell} ipython3\nx = 1\n```\n\nText.\n\n"
+            "```{code-cell} ipython3\nimport time\ntime.sleep(4)\n```\n")
+    cells = read_myst_markdown_notebook(header + macros + body).cells
+    (sleeper,) = [i for i, c in enumerate(cells) if "sleep" in c.source]
+    result = one_page_book(tmp_path, body)
+    assert result.returncode == 0, (result.stdout + result.stderr)[-2000:]
+    found = re.search(r"kernel CPU time [\d.]+ s; waited ([\d.]+) s for the kernel, longest "
+                      r"for the code cells up to notebook cell (\d+) \(([\d.]+) s\); "
+                      r"stopping it: [\d.]+ s", result.stdout)
+    assert found, result.stdout[-2000:]
+    waited, cell, longest = float(found[1]), int(found[2]), float(found[3])
+    assert cell == sleeper and 4.0 <= longest <= waited
+
+
 def test_the_pdf_contents_list_every_part_and_chapter():
     """The printed table of contents (booktools.sphinxext.pdf) reads the parts of _toc.yml."""
     from booktools.sphinxext.pdf import _parts
