@@ -37,12 +37,15 @@ def _record_notebooks(paths, registry):
     import nbclient
     import nbformat
 
+    from ..kernels import IPCKernelManager
+
     os.environ[answers.RECORD_ENV] = str(Path(registry).resolve())
     try:
         for path in paths:
             nb = nbformat.read(path, as_version=4)
             client = nbclient.NotebookClient(
-                nb, timeout=600, resources={"metadata": {"path": str(Path(path).parent)}})
+                nb, timeout=600, resources={"metadata": {"path": str(Path(path).parent)}},
+                kernel_manager_class=IPCKernelManager)
             execute(client, path, stderr=subprocess.DEVNULL)  # the kernel's own log lines
             print(f"recorded the answers of {path}")
     finally:

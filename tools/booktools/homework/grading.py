@@ -471,6 +471,8 @@ def record_expected(nb, path, timeout=600):
     import nbclient
     import nbformat
 
+    from ..kernels import IPCKernelManager
+
     with tempfile.TemporaryDirectory() as tmp:
         record = Path(tmp) / "expected.jsonl"
         record.touch()
@@ -484,6 +486,7 @@ def record_expected(nb, path, timeout=600):
                 # every value is written when it is computed: stop the kernel at once
                 # rather than wait a second or two for it to exit
                 shutdown_kernel="immediate",
+                kernel_manager_class=IPCKernelManager,
             )
             execute(client, path, stderr=subprocess.DEVNULL)  # the kernel's own log lines
         finally:

@@ -388,6 +388,8 @@ def rehearse(path, timeout=600):
     import nbclient
     from nbclient.exceptions import DeadKernelError
 
+    from ..kernels import IPCKernelManager
+
     teacher = _read(path)
     student = release_notebook(teacher, path)
     client = nbclient.NotebookClient(
@@ -396,6 +398,7 @@ def rehearse(path, timeout=600):
         allow_errors=True,
         record_timing=False,
         resources={"metadata": {"path": str(Path(path).parent)}},
+        kernel_manager_class=IPCKernelManager,
     )
     results = []
     with client.setup_kernel(stderr=subprocess.DEVNULL):  # the kernel's own log lines

@@ -27,7 +27,10 @@ chapter failed but not where or why.
 fresh environment (the README's route without make, in CI, on two cores with three
 chapters starting kernels side by side) once failed with "Kernel didn't respond in 60
 seconds"; a first start also compiles the byte code of IPython and its dependencies. The
-build gives a kernel as long to start as a cell to run (``execute.timeout``).
+build gives a kernel as long to start as a cell to run (``execute.timeout``). Its
+kernels listen on Unix sockets rather than TCP ports (:mod:`booktools.kernels`): three
+processes start kernels at the same moment, and a port picked for one may be taken
+before it binds it.
 
 **Parallel reading.** Sphinx reads documents in parallel processes with
 ``sphinx-build -j N``, but ``jupyter-book build`` (Jupyter Book 1.x) has no such option;
@@ -126,6 +129,8 @@ from myst_nb.core.execute.inline import ModifiedNotebookClient, NotebookClientIn
 from packaging.requirements import Requirement
 from packaging.utils import canonicalize_name
 from sphinx.domains import Domain
+
+from booktools.kernels import IPCKernelManager
 
 #: Extensions that do not declare parallel safety but are safe (see the module docstring).
 SAFE = ("sphinx_multitoc_numbering", "sphinx_jupyterbook_latex")
@@ -550,9 +555,11 @@ def _name_the_cell(code_cell_outputs):
 
 
 def _patient_start(init):
-    """Wrap myst-nb's ModifiedNotebookClient.__init__: startup_timeout as the cell timeout."""
+    """Wrap myst-nb's ModifiedNotebookClient.__init__: startup_timeout as the cell timeout,
+    and the kernel on Unix sockets (booktools.kernels)."""
     def wrapper(self, *args, **kwargs):
         kwargs.setdefault("startup_timeout", kwargs.get("timeout") or 300)
+        kwargs.setdefault("kernel_manager_class", IPCKernelManager)
         init(self, *args, **kwargs)
     wrapper.__wrapped__ = init
     return wrapper

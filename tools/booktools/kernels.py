@@ -1,0 +1,28 @@
+"""Kernels that listen on Unix sockets, not TCP ports, where the system has them (Linux).
+
+jupyter_client picks a kernel's five TCP ports by binding port 0 and closing the socket,
+writes them into the connection file, and the kernel binds them a second later. Any
+process may take such a port in between: a kernel started at the same moment elsewhere
+(the book's build, the release and the tests start kernels side by side) or any
+outgoing connection. The kernel then dies with "Address already in use"
+(jupyter/jupyter_client#487); a CI run of this book once failed so. Over ZeroMQ's ``ipc``
+transport with a name in Linux's abstract socket namespace (``@`` and a random name)
+there is no port to take, and no file to leave behind. Elsewhere nothing changes.
+"""
+
+import sys
+import uuid
+
+from jupyter_client import KernelManager
+
+
+class IPCKernelManager(KernelManager):
+    """A ``KernelManager`` whose kernel listens on abstract Unix sockets of its own (on
+    Linux; elsewhere on TCP ports, as jupyter_client's). Pass it to nbclient as
+    ``NotebookClient(..., kernel_manager_class=IPCKernelManager)``."""
+
+    def __init__(self, **kwargs):
+        if sys.platform == "linux":
+            kwargs.setdefault("transport", "ipc")
+            kwargs.setdefault("ip", f"@jupyter-kernel-{uuid.uuid4().hex}")
+        super().__init__(**kwargs)
