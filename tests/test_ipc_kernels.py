@@ -7,6 +7,7 @@ import nbclient
 import nbformat
 import psutil
 import pytest
+from nbclient.exceptions import DeadKernelError
 
 from booktools.kernels import IPCKernelManager
 
@@ -51,3 +52,15 @@ def test_kernels_listen_on_sockets_of_their_own_and_leave_no_file(tmp_path):
         channels = ("shell", "iopub", "stdin", "control", "hb")
         assert {f"{info['ip']}-{info[c + '_port']}" for c in channels} <= sockets
     assert [list(folder.iterdir()) for folder in folders] == [[], []]
+
+
+@pytest.mark.timeout(120)
+def test_a_kernel_that_dies_is_noticed(tmp_path):
+    """nbclient notices that a kernel on Unix sockets died (it polls the process while it
+    waits for messages; with a blocking kernel manager it would wait for ever)."""
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(
+        "import os, signal\nos.kill(os.getpid(), signal.SIGKILL)")])
+    client = nbclient.NotebookClient(nb, timeout=60, kernel_manager_class=IPCKernelManager,
+                                     resources={"metadata": {"path": str(tmp_path)}})
+    with pytest.raises(DeadKernelError):
+        client.execute()

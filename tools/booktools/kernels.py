@@ -13,13 +13,13 @@ there is no port to take, and no file to leave behind. Elsewhere nothing changes
 import sys
 import uuid
 
-from jupyter_client import KernelManager
+from jupyter_client import AsyncKernelManager
 
 
-class IPCKernelManager(KernelManager):
-    """A ``KernelManager`` whose kernel listens on abstract Unix sockets of its own (on
-    Linux; elsewhere on TCP ports, as jupyter_client's). Pass it to nbclient as
-    ``NotebookClient(..., kernel_manager_class=IPCKernelManager)``."""
+class IPCKernelManager(AsyncKernelManager):
+    """nbclient's default kernel manager (asynchronous: a blocking one would stop nbclient
+    from noticing that a kernel died), with the kernel on abstract Unix sockets of its own
+    on Linux. Pass it as ``NotebookClient(..., kernel_manager_class=IPCKernelManager)``."""
 
     def __init__(self, **kwargs):
         if sys.platform == "linux":
