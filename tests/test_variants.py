@@ -13,7 +13,6 @@ import re
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
-import nbclient
 import nbformat
 import numpy as np
 import pytest
@@ -24,7 +23,7 @@ from booktools.homework import scoring
 from booktools.homework.grading import read_values, self_check_names, values_path
 from booktools.homework.table import ReleaseCosts
 from booktools.homework.variants import ANSWERS_SUFFIX, with_parameters
-from booktools.kernels import IPCKernelManager
+from booktools.kernels import notebook_client
 from lincls.homework.answers import GRADING_ENV, _diagnose, _load_registry
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -126,9 +125,8 @@ def execute(nb, path):
     """Run ``nb`` as grading does: ``expected`` publishes the values it compares. (In a
     process of the pool of `graded`, spawned for it: the variable stays there.)"""
     os.environ[GRADING_ENV] = "1"
-    nbclient.NotebookClient(nb, timeout=600, allow_errors=True, record_timing=False,
-                            resources={"metadata": {"path": str(path.parent)}},
-                            kernel_manager_class=IPCKernelManager).execute()
+    notebook_client(nb, path.parent, timeout=600, allow_errors=True,
+                    record_timing=False).execute()
     return nb
 
 

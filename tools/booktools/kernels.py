@@ -14,6 +14,7 @@ import sys
 import uuid
 
 from jupyter_client import AsyncKernelManager
+from nbclient import NotebookClient
 
 
 class IPCKernelManager(AsyncKernelManager):
@@ -26,3 +27,10 @@ class IPCKernelManager(AsyncKernelManager):
             kwargs.setdefault("transport", "ipc")
             kwargs.setdefault("ip", f"@jupyter-kernel-{uuid.uuid4().hex}")
         super().__init__(**kwargs)
+
+
+def notebook_client(nb, folder, **kwargs):
+    """nbclient's ``NotebookClient`` for ``nb``, its kernel started in ``folder`` and
+    managed by :class:`IPCKernelManager`; ``kwargs`` go to ``NotebookClient``."""
+    return NotebookClient(nb, resources={"metadata": {"path": str(folder)}},
+                          kernel_manager_class=IPCKernelManager, **kwargs)

@@ -34,18 +34,15 @@ from .validation import validate
 
 def _record_notebooks(paths, registry):
     """Execute teacher notebooks with check() in recording mode."""
-    import nbclient
     import nbformat
 
-    from ..kernels import IPCKernelManager
+    from ..kernels import notebook_client
 
     os.environ[answers.RECORD_ENV] = str(Path(registry).resolve())
     try:
         for path in paths:
             nb = nbformat.read(path, as_version=4)
-            client = nbclient.NotebookClient(
-                nb, timeout=600, resources={"metadata": {"path": str(Path(path).parent)}},
-                kernel_manager_class=IPCKernelManager)
+            client = notebook_client(nb, Path(path).parent, timeout=600)
             execute(client, path, stderr=subprocess.DEVNULL)  # the kernel's own log lines
             print(f"recorded the answers of {path}")
     finally:

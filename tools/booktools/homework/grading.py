@@ -468,10 +468,9 @@ def record_expected(nb, path, timeout=600):
     """Execute a teacher notebook; return ``{key: value}`` of its ``expected`` calls."""
     import tempfile
 
-    import nbclient
     import nbformat
 
-    from ..kernels import IPCKernelManager
+    from ..kernels import notebook_client
 
     with tempfile.TemporaryDirectory() as tmp:
         record = Path(tmp) / "expected.jsonl"
@@ -480,13 +479,11 @@ def record_expected(nb, path, timeout=600):
         os.environ[EXPECTED_ENV] = str(record)
         try:
             copy = nbformat.from_dict(json.loads(json.dumps(nb)))
-            client = nbclient.NotebookClient(
-                copy, timeout=timeout, record_timing=False,
-                resources={"metadata": {"path": str(Path(path).parent)}},
+            client = notebook_client(
+                copy, Path(path).parent, timeout=timeout, record_timing=False,
                 # every value is written when it is computed: stop the kernel at once
                 # rather than wait a second or two for it to exit
                 shutdown_kernel="immediate",
-                kernel_manager_class=IPCKernelManager,
             )
             execute(client, path, stderr=subprocess.DEVNULL)  # the kernel's own log lines
         finally:

@@ -385,21 +385,14 @@ def rehearse(path, timeout=600):
         or "other"), ``error`` (the exception name the student version raised, or
         None) and, for answer cells, ``teacher_error``.
     """
-    import nbclient
     from nbclient.exceptions import DeadKernelError
 
-    from ..kernels import IPCKernelManager
+    from ..kernels import notebook_client
 
     teacher = _read(path)
     student = release_notebook(teacher, path)
-    client = nbclient.NotebookClient(
-        student,
-        timeout=timeout,
-        allow_errors=True,
-        record_timing=False,
-        resources={"metadata": {"path": str(Path(path).parent)}},
-        kernel_manager_class=IPCKernelManager,
-    )
+    client = notebook_client(student, Path(path).parent, timeout=timeout, allow_errors=True,
+                             record_timing=False)
     results = []
     with client.setup_kernel(stderr=subprocess.DEVNULL):  # the kernel's own log lines
         try:
