@@ -6,9 +6,12 @@ Following Duda, Hart and Stork, each sample is augmented and "normalized" (multi
 by its label), giving the rows y_i = ℓ_i x̃_i of a matrix Y. A separating vector a
 satisfies Y a > 0. Minimum squared error replaces these inequalities by the equations
 Y a = b for a positive margin vector b and solves them in the least-squares sense;
-Ho–Kashyap also adapts b, and so either finds a separating vector or proves that none
-exists.
+Ho–Kashyap also adapts b, and so finds a separating vector, or a certificate that none
+exists that is then checked in exact rational arithmetic, or stays undecided.
 """
+
+from fractions import Fraction
+from math import lcm
 
 import numpy as np
 import scipy.linalg
@@ -17,7 +20,8 @@ from sklearn.utils._param_validation import Interval, Real
 from ._base import MAX_ITER, NON_NEGATIVE, IterativeClassifier, LinearClassifier
 from ._blas import blas_threads_for
 
-__all__ = ["LeastSquares", "HoKashyap", "normalized_samples", "mse_solution", "ho_kashyap_step"]
+__all__ = ["LeastSquares", "HoKashyap", "normalized_samples", "mse_solution", "ho_kashyap_step",
+           "separates", "exact_certificate"]
 
 
 def normalized_samples(X, y):
@@ -92,6 +96,123 @@ def ho_kashyap_step(a, b, Y, Y_pinv, eta):
     e = Y @ a - b
     b = b + eta * (e + np.abs(e))
     return Y_pinv @ b, b, e
+
+
+def separates(Y, a):
+    """Whether Y a > 0 holds in exact arithmetic, decided from the floating-point product.
+
+    Defined in chapter "Minimum squared error".
+
+    Each computed (Y a)_i differs from the exact one by at most γ Σ_j |Y_ij| |a_j|,
+    γ ≈ d ε/2 for rows of length d and machine epsilon ε, in any order of summation
+    (Higham, *Accuracy and Stability of Numerical Algorithms*, §3.1). We ask for more than
+    four times that, (Y a)_i > 2 d ε Σ_j |Y_ij| |a_j| as computed: then every exact
+    (Y a)_i is positive, and so is every floating-point activation ``predict`` computes.
+    The test is sufficient, not necessary: a product within that bound of zero is
+    reported as not separating.
+
+    Examples
+    --------
+    >>> Y = np.array([[1.0, -1.0], [0.0, 1.0]])
+    >>> bool(separates(Y, np.array([2.0, 1.0])))
+    True
+    >>> bool(separates(Y, np.array([1.0, 1.0 - 2**-52])))   # (Y a)_1 = 2⁻⁵²: too close to tell
+    False
+    """
+    bound = 2 * Y.shape[1] * np.finfo(float).eps * (np.abs(Y) @ np.abs(a))
+    return bool(np.all(Y @ a > bound))
+
+
+def _integer_columns(M):
+    """``M`` (floats) as a list of rows of Python ints, each column times a power of two.
+
+    Every float is an exact dyadic rational n / 2^k; scaling a column by the largest 2^k
+    in it makes it integer and changes neither its span nor the signs of its entries.
+    """
+    columns = []
+    for column in np.atleast_2d(M.T):
+        ratios = [value.as_integer_ratio() for value in column.tolist()]
+        scale = max(denominator for _, denominator in ratios)  # powers of two: the lcm
+        columns.append([numerator * (scale // denominator) for numerator, denominator in ratios])
+    return [list(row) for row in zip(*columns, strict=True)]
+
+
+def _solve_exact(A, c):
+    """A rational solution of the consistent system A w = c (integers; free variables zero).
+
+    Fraction-free (Bareiss) elimination: every division is exact, so the integers stay
+    of the size of minors of A and no greatest common divisor is ever computed.
+    """
+    n = len(c)
+    rows = [list(A[i]) + [c[i]] for i in range(n)]
+    pivots, top, previous = [], 0, 1
+    for col in range(n):
+        pivot = next((r for r in range(top, n) if rows[r][col] != 0), None)
+        if pivot is None:
+            continue
+        rows[top], rows[pivot] = rows[pivot], rows[top]
+        p, upper = rows[top][col], rows[top]
+        for r in range(top + 1, n):
+            lead, row = rows[r][col], rows[r]
+            rows[r] = [0] * (col + 1) + [(p * row[j] - lead * upper[j]) // previous
+                                         for j in range(col + 1, n + 1)]
+        pivots.append(col)
+        previous, top = p, top + 1
+    w = [Fraction(0)] * n
+    for r in reversed(range(top)):
+        col = pivots[r]
+        rest = sum((rows[r][j] * w[j] for j in pivots[r + 1:]), Fraction(0))
+        w[col] = (rows[r][n] - rest) / rows[r][col]
+    return w
+
+
+def exact_certificate(Y, e, tol=0.0, rounds=3):
+    """An exact certificate of non-separability y ≥ 0, y ≠ 0, Yᵀ y = 0, built from −e.
+
+    Defined in chapter "Minimum squared error".
+
+    The candidate is v = −e on the support S = {i : e_i < −tol} (zero elsewhere). In exact
+    rational arithmetic on the entries of ``Y`` as stored (every float is a rational), v_S
+    is projected onto the null space of Y_Sᵀ: y_S = v_S − Y_S w with Y_Sᵀ Y_S w = Y_Sᵀ v_S,
+    so that Yᵀ y = 0 holds exactly. If y ≥ 0 and y ≠ 0, Gordan's alternative (the theorem
+    of the chapter) proves that no a has Y a > 0. Entries that came out negative are
+    dropped from S and the projection repeated, at most ``rounds`` times.
+
+    Returns
+    -------
+    y : ndarray of shape (n_samples,) or None
+        The certificate rounded to floats and scaled to sum 1 (the exact one has
+        Yᵀ y = 0; the rounded one only up to rounding), or None if the check failed.
+
+    Examples
+    --------
+    >>> Y = np.array([[1.0, 1.0], [-1.0, -1.0], [1.0, 0.0]])     # rows 1 and 2 cancel
+    >>> exact_certificate(Y, np.array([-0.6, -0.4, 0.0])).tolist()
+    [0.5, 0.5, 0.0]
+    >>> exact_certificate(np.eye(2), np.array([-1.0, -1.0])) is None   # Y a > 0 for a = (1, 1)
+    True
+    """
+    support = np.flatnonzero(e < -tol)
+    for _ in range(rounds):
+        if support.size == 0:
+            return None
+        Z = _integer_columns(Y[support])                  # column scalings keep the span
+        v = _integer_columns(-e[support][:, None])         # one positive scaling of v
+        v = [row[0] for row in v]
+        Z, v = np.array(Z, dtype=object), np.array(v, dtype=object)   # Python ints
+        w = _solve_exact((Z.T @ Z).tolist(), (Z.T @ v).tolist())
+        q = lcm(*(wj.denominator for wj in w))
+        y = (q * v - Z @ np.array([wj.numerator * (q // wj.denominator) for wj in w],
+                                  dtype=object)).tolist()                # q (v − Z w)
+        if all(yi >= 0 for yi in y):
+            total = sum(y)
+            if total == 0:
+                return None
+            certificate = np.zeros(len(e))
+            certificate[support] = [float(Fraction(yi, total)) for yi in y]
+            return certificate
+        support = support[[yi > 0 for yi in y]]
+    return None
 
 
 class LeastSquares(LinearClassifier):
@@ -207,19 +328,22 @@ class LeastSquares(LinearClassifier):
 
 
 class HoKashyap(IterativeClassifier):
-    """The Ho–Kashyap procedure: a separating vector, or a proof that none exists.
+    """The Ho–Kashyap procedure: separable, proved not separable, or undecided.
 
     Defined in chapter "Minimum squared error".
 
     Minimizes ‖Y a − b‖² over both the weights a and the margins b > 0: each step raises
-    the margins where Y a already exceeds them and re-solves a = Y⁺ b.
+    the margins where Y a already exceeds them and re-solves a = Y⁺ b. The verdict
+    ``separable_`` takes three values, each with what was checked:
 
-    * If Y a > 0 (every sample on its correct side), a separates the data:
-      ``separable_ = True``.
-    * If the error e = Y a − b has no positive component but is not zero, the samples
-      are not linearly separable (Duda, Hart and Stork, §5.9.1): ``separable_ = False``.
-    * Otherwise, after ``max_iter`` iterations, ``separable_ = None`` and a
-      ``ConvergenceWarning`` is emitted.
+    * ``True``: the returned weights separate the training data, Y a > 0 in exact
+      arithmetic (checked by :func:`separates` with a bound on the rounding error).
+    * ``False``: the data are not linearly separable, proved by a certificate y ≥ 0,
+      y ≠ 0 with Yᵀ y = 0 that holds exactly in rational arithmetic on the data as
+      stored (:func:`exact_certificate`); it is kept in ``certificate_``.
+    * ``None``: neither within ``max_iter`` iterations; a ``ConvergenceWarning`` is
+      emitted. This includes data with so thin a margin that e came within ``tol`` of a
+      certificate although they are separable: the exact check then fails.
 
     Parameters
     ----------
@@ -228,7 +352,11 @@ class HoKashyap(IterativeClassifier):
     max_iter : int, default=1000
         Maximum number of iterations (least-squares solutions a = Y⁺ b).
     tol : float, default=1e-6
-        Components of e not larger than ``tol`` count as non-positive.
+        When to try a proof of non-separability, and from what: once the weights do not
+        separate (some (Y a)_i ≤ 0, or within rounding of 0) and no component of e
+        exceeds ``tol``, the candidate −e, with the components e_i ≥ −``tol`` set to
+        zero, is checked in exact arithmetic. ``tol`` does not decide the verdict; after a
+        failed check at iteration k the next one waits until iteration 2k.
     fit_intercept : bool, default=True
         Learn a bias through the clamped input x̃ = (1, x).
 
@@ -239,22 +367,45 @@ class HoKashyap(IterativeClassifier):
     classes_ : ndarray of shape (2,)
     n_features_in_ : int
     separable_ : bool or None
-        True if a separating vector was found, False if non-separability was proved,
-        None if undecided within ``max_iter`` iterations.
+        True if the weights separate the training data (checked), False if
+        non-separability was proved by an exactly checked certificate, None if undecided
+        within ``max_iter`` iterations.
+    certificate_ : ndarray of shape (n_samples,) or None
+        With ``separable_ = False``, the certificate y ≥ 0 (summing to 1) rounded to
+        floats; Yᵀ y = 0 holds exactly for the rational one. None otherwise.
     converged_ : bool
-        Whether the procedure reached a decision (``separable_`` is not None).
+        Whether the procedure reached a verdict (``separable_`` is not None).
     margins_ : ndarray of shape (n_samples,)
         The final margin vector b.
     n_iter_ : int
         Number of iterations: the plain MSE solution a = Y⁺ 1 is iteration 1, and each
         margin update adds one.
     history_ : dict of ndarray
-        Per iteration: ``"error_norm"`` (‖e‖) and ``"errors"`` (samples with Y a ≤ 0).
+        Per iteration: ``"error_norm"`` (‖e‖), ``"max_error"`` (the largest e_i) and
+        ``"errors"`` (samples with Y a ≤ 0).
+
+    Notes
+    -----
+    With e = Y a − b, each iteration performs eq. (ho-kashyap),
+
+        b ← b + η (e + |e|),   a ← Y⁺ b.
+
+    By Gordan's alternative exactly one of two systems has a solution: Y a > 0 (the data
+    are separable) or y ≥ 0, y ≠ 0, Yᵀ y = 0. Since a = Y⁺ b is a least-squares solution,
+    Yᵀ e = 0, so e ≤ 0, e ≠ 0 would make y = −e a certificate (the chapter's theorem). In
+    exact arithmetic e converges to one when the data are not separable, but only in the
+    limit; in floating point Yᵀ e = 0 holds only up to rounding. So a small e is never
+    taken as the proof: the candidate is projected in rational arithmetic onto the null
+    space of Yᵀ restricted to its support, and only a result that is ≥ 0 and ≠ 0 counts.
+    A proof of ``False`` is therefore a proof about the data as stored, whatever the
+    rounding in the iteration.
 
     References
     ----------
     Y.-C. Ho and R. L. Kashyap, "An algorithm for linear inequalities and its
     applications", IEEE Trans. Electronic Computers EC-14, 683–688 (1965).
+    R. O. Duda, P. E. Hart and D. G. Stork, *Pattern Classification*, 2nd ed., Wiley
+    (2001), §5.9.
 
     Examples
     --------
@@ -263,8 +414,9 @@ class HoKashyap(IterativeClassifier):
     >>> X = np.array([[0.0, 0.0], [0.0, 1.0], [1.0, 0.0], [1.0, 1.0]])
     >>> HoKashyap().fit(X, [-1, -1, -1, 1]).separable_      # AND
     True
-    >>> HoKashyap().fit(X, [-1, 1, 1, -1]).separable_       # XOR
-    False
+    >>> xor = HoKashyap().fit(X, [-1, 1, 1, -1])
+    >>> xor.separable_, xor.certificate_.tolist()          # XOR: y = (1, 1, 1, 1) / 4
+    (False, [0.25, 0.25, 0.25, 0.25])
     """
 
     _parameter_constraints = {
@@ -282,9 +434,9 @@ class HoKashyap(IterativeClassifier):
 
     def _fit_augmented(self, X, y):
         Y = normalized_samples(X, y)
-        state = {"a": None, "b": np.ones(X.shape[0]),
-                 "Y_pinv": scipy.linalg.pinv(Y, check_finite=False)}
-        self.separable_ = None
+        state = {"a": None, "b": np.ones(X.shape[0]), "iteration": 0, "next_check": 1,
+                 "failed_checks": [], "Y_pinv": scipy.linalg.pinv(Y, check_finite=False)}
+        self.separable_ = self.certificate_ = None
         self._run_epochs(state, Y, y)
         self.margins_ = state["b"]
         return state["a"]
@@ -293,6 +445,7 @@ class HoKashyap(IterativeClassifier):
         return state["a"]
 
     def _epoch(self, state, Y, y, order):
+        state["iteration"] += 1
         if state["a"] is None:  # iteration 1: the plain MSE solution a = Y⁺ 1
             state["a"] = state["Y_pinv"] @ state["b"]
         else:
@@ -301,13 +454,24 @@ class HoKashyap(IterativeClassifier):
         margins = Y @ state["a"]
         e = margins - state["b"]
         errors = int(np.count_nonzero(margins <= 0))
-        if errors == 0:
+        if errors == 0 and separates(Y, state["a"]):
             self.separable_ = True
-        elif np.all(e <= self.tol):  # e ≤ 0, e ≠ 0 (some Y a ≤ 0 < b): Theorem thm-hk-certificate
-            self.separable_ = False
-        return ({"error_norm": float(np.linalg.norm(e)), "errors": errors},
+        elif np.all(e <= self.tol) and state["iteration"] >= state["next_check"]:
+            # e is within tol of a certificate: try to make it one (thm-hk-certificate)
+            self.certificate_ = exact_certificate(Y, e, self.tol)
+            if self.certificate_ is not None:
+                self.separable_ = False
+            else:
+                state["failed_checks"].append(state["iteration"])
+                state["next_check"] = 2 * state["iteration"]
+        return ({"error_norm": float(np.linalg.norm(e)), "max_error": float(e.max()),
+                 "errors": errors},
                 self.separable_ is not None)
 
     def _not_converged_message(self, state, Y, y):
+        failed = state["failed_checks"]
+        why = (f"; e came within tol of a certificate at iteration {failed[0]}, but the exact "
+               f"check failed {len(failed)} time(s) (the margin of the data may be very thin)"
+               if failed else "")
         return (f"Ho-Kashyap did not decide separability within max_iter={self.max_iter} "
-                "iterations; separable_ is None. Increase max_iter.")
+                f"iterations{why}; separable_ is None. Increase max_iter.")

@@ -15,7 +15,14 @@ from sklearn.utils.estimator_checks import parametrize_with_checks
 from lincls._base import augment
 from lincls.datasets import logic_gate, teacher_student
 from lincls.discriminant import is_linearly_separable
-from lincls.least_squares import HoKashyap, LeastSquares, mse_solution, normalized_samples
+from lincls.least_squares import (
+    HoKashyap,
+    LeastSquares,
+    exact_certificate,
+    mse_solution,
+    normalized_samples,
+    separates,
+)
 
 # Duda, Hart & Stork §5.8.1: ω1 = {(1,2), (2,0)}, ω2 = {(3,1), (2,3)}, b = 1.
 DHS_X = np.array([[1.0, 2.0], [2.0, 0.0], [3.0, 1.0], [2.0, 3.0]])
@@ -222,6 +229,84 @@ def test_ho_kashyap_nonseparable_certificate():
     e = Y @ clf.weights_ - clf.margins_
     assert np.all(e <= 1e-9) and np.linalg.norm(e) > 0.1
     np.testing.assert_allclose(Y.T @ e, 0, atol=1e-9)
+    assert clf.certificate_.tolist() == [0.25] * 4  # -e / 4, here exact in floats too
+    np.testing.assert_array_equal(Y.T @ clf.certificate_, 0)
+
+
+def _far_group_and_a_close_positive():
+    """The chapter's far-group data plus one positive 1e-5 from a negative (issue 39).
+
+    The new positive sits at Xn[k] + 1e-5 u, u = (1, 1)/√2, k the negative furthest along
+    u. The data are separable, but only with a margin of about 7e-6.
+    """
+    rng = np.random.default_rng(1)
+    X = np.vstack([rng.normal([0.0, 0.0], 0.5, (25, 2)), rng.normal([2.0, 2.0], 0.5, (25, 2)),
+                   rng.normal([15.0, 3.0], 0.5, (20, 2))])
+    u = np.array([1.0, 1.0]) / np.sqrt(2)
+    k = int(np.argmax(X[:25] @ u))
+    return np.vstack([X, X[k] + 1e-5 * u]), np.r_[-np.ones(25), np.ones(46)].astype(int)
+
+
+def test_ho_kashyap_never_calls_thin_margin_data_non_separable():
+    X, y = _far_group_and_a_close_positive()
+    # In exact arithmetic x1 + x2 = t separates them, t midway between the close pair.
+    s = [Fraction(x1) + Fraction(x2) for x1, x2 in X.tolist()]
+    t = (max(s[:25]) + s[-1]) / 2
+    assert max(s[:25]) < t < min(s[25:])
+    # Measured on the code before issue 39 (e <= tol taken as the proof): with tol=1e-3 and
+    # eta=0.9 it said separable_=False after 6,892 iterations; with the defaults and
+    # max_iter=1_500_000 after 232,380. The exact check refuses both candidates (with the
+    # defaults the new code finds a separating vector after 306,694 iterations).
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", ConvergenceWarning)
+        clf = HoKashyap(tol=1e-3, eta=0.9, max_iter=8_000).fit(X, y)
+    assert clf.separable_ is not False and clf.certificate_ is None
+    if clf.separable_ is None:
+        assert clf.converged_ is False
+        assert any("exact check failed" in str(w.message) for w in caught)
+    else:
+        assert clf.score(X, y) == 1.0
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_ho_kashyap_separating_weights_separate_in_exact_arithmetic(seed):
+    X, y, _ = teacher_student(40, 3, random_state=seed)
+    clf = HoKashyap(max_iter=100_000).fit(X, y)
+    assert clf.separable_ is True
+    a = [Fraction(v) for v in clf.weights_]
+    for xi, yi in zip(X.tolist(), np.where(y == clf.classes_[1], 1, -1).tolist(), strict=True):
+        assert yi * (a[0] + sum(aj * Fraction(xj) for aj, xj in zip(a[1:], xi, strict=True))) > 0
+
+
+def test_separates_refuses_products_within_rounding_of_zero():
+    Y = np.array([[1.0, -1.0], [1.0, 1.0]])
+    assert separates(Y, np.array([1.0, 0.5]))
+    assert not separates(Y, np.array([1.0, 1.0 - 2**-52]))  # (Y a)_1 = 2^-52 > 0, but too close
+    assert not separates(Y, np.array([1.0, 1.0]))           # (Y a)_1 = 0
+
+
+@settings(max_examples=40, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), n=st.integers(2, 12), dim=st.integers(1, 3))
+def test_exact_certificate_never_exists_for_separable_data(seed, n, dim):
+    # Gordan: separable data have no y >= 0, y != 0 with Y^T y = 0, whatever e is offered.
+    rng = np.random.default_rng(seed)
+    X = rng.standard_normal((n, dim))
+    y = np.where(X @ rng.standard_normal(dim) + 0.1 * rng.standard_normal() > 0, 1.0, -1.0)
+    Y = normalized_samples(augment(X), y)
+    for scale in (1e-12, 1e-6, 1.0):
+        assert exact_certificate(Y, -np.abs(scale * rng.standard_normal(n))) is None
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_ho_kashyap_certificate_on_non_separable_data(seed):
+    X, y, _ = teacher_student(60, 3, noise=0.3, random_state=seed)
+    assume_non_separable = not is_linearly_separable(X, y)
+    clf = HoKashyap(max_iter=20_000).fit(X, y)
+    assert assume_non_separable and clf.separable_ is False
+    c = clf.certificate_
+    Y = normalized_samples(augment(X), np.where(y == clf.classes_[1], 1.0, -1.0))
+    assert np.all(c >= 0) and np.isclose(c.sum(), 1) and np.abs(Y.T @ c).max() < 1e-12
+    assert not is_linearly_separable(X[c > 0], y[c > 0])   # the support alone is not separable
 
 
 @pytest.mark.parametrize("params, message", [
