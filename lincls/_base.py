@@ -2,8 +2,8 @@
 
 Defined in chapter "Linear discriminant functions" (``book/linear_discriminants.md``).
 
-A linear classifier predicts ``sign(w · x + b)``. Every algorithm of the book differs
-only in how it *learns* ``w`` and ``b``; everything else lives here, once:
+A linear classifier predicts ``sign(w · x + b)``, with sign(0) = -1. Every algorithm of the
+book differs only in how it *learns* ``w`` and ``b``; everything else lives here, once:
 
 * input validation with scikit-learn's own tools,
 * the mapping of any two labels to -1/+1 (``classes_[1]`` is the positive class),
@@ -244,8 +244,12 @@ class LinearClassifier(ClassifierMixin, BaseEstimator):
     def predict(self, X):
         """Return the predicted label: ``classes_[1]`` where w · x + b > 0, else ``classes_[0]``.
 
-        A sample exactly on the hyperplane (activation 0) gets ``classes_[0]``, so that the
-        learning rules, which count y (w · x) ≤ 0 as a mistake, agree with the prediction.
+        A sample exactly on the hyperplane (activation 0) gets ``classes_[0]``: the book's
+        sign(0) = -1. A *training error* is a sample that this prediction gets wrong. The
+        learning rules instead correct every *mistake*, y (w · x + b) ≤ 0, and the two
+        differ at activation 0: a sample of ``classes_[0]`` (y = -1) there is predicted
+        correctly but is a mistake for the rules (from w = 0 on the AND gate: 4 mistakes,
+        1 training error; chapter "The perceptron").
         """
         positive = self.decision_function(X) > 0
         return self.classes_[positive.astype(int)]

@@ -116,7 +116,7 @@ def lms_epoch(w, X, y, eta, batch_size, eta_decay=False, step=0):
 
 @njit(cache=True)
 def _epoch_summary(w, X, y):
-    """What an epoch records: L(w) by :func:`mse_loss`, the training errors (samples with
+    """What an epoch records: L(w) by :func:`mse_loss`, the mistakes (samples with
     y (w · x̃) ≤ 0) and ‖∇L(w)‖ by :func:`mse_gradient`, in one compiled call (overflow
     gives inf or nan, never a warning)."""
     gradient = mse_gradient(w, X, y)

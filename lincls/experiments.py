@@ -144,8 +144,8 @@ def hebb(alpha, N, seed, *, noise=0.0):
 
 
 def rosenblatt(alpha, N, seed, *, noise=0.0, max_iter=10_000):
-    """ε_g of the Rosenblatt perceptron from w = 0, samples in order, run to zero training
-    error (or ``max_iter`` epochs); also its epochs, updates and whether it converged.
+    """ε_g of the Rosenblatt perceptron from w = 0, samples in order, run until it makes
+    no mistake (or ``max_iter`` epochs); also its epochs, updates and whether it converged.
 
     Defined in chapter "How to: sweeps on every core and on a cluster".
 
@@ -219,7 +219,7 @@ def adatron(alpha, N, seed, *, noise=0.0, max_iter=1000, tol=1e-3):
 
 
 def learning_curves(alpha, N, seed, *, max_iter=10_000):
-    """ε_g of Hebb, Rosenblatt (to zero training error) and optimal stability (exact), all
+    """ε_g of Hebb, Rosenblatt (until it makes no mistake) and optimal stability (exact), all
     on the same data set; the data of the report's Fig. 1 at larger scale.
 
     Defined in chapter "How to: sweeps on every core and on a cluster".

@@ -273,7 +273,9 @@ class Perceptron(IterativeClassifier):
     converged_ : bool
         Whether an epoch passed without a mistake (the training set is separated).
     history_ : dict
-        ``history_["errors"]``: the number of mistakes in each epoch.
+        ``history_["errors"]``: the number of mistakes in each epoch, i.e. of updates:
+        samples with y (w · x̃) ≤ 0 when visited (not training errors; see
+        :meth:`~lincls._base.LinearClassifier.predict`).
 
     Notes
     -----
