@@ -264,7 +264,7 @@ class Relaxation(IterativeClassifier):
         True when every normalized sample reached the margin, w · z ≥ (1 − RTOL) b.
     history_ : dict of ndarrays
         Per epoch, measured at its end: ``"violations"`` (samples with w · z below the
-        margin), ``"errors"`` (training errors, w · z ≤ 0) and ``"loss"`` (J_r).
+        margin), ``"errors"`` (mistakes, w · z ≤ 0) and ``"loss"`` (J_r).
 
     Notes
     -----
@@ -273,10 +273,12 @@ class Relaxation(IterativeClassifier):
     point on its boundary (DHS Sec. 5.6.2). The tests therefore allow a relative
     tolerance ``RTOL``: a sample counts as violating the margin, and is corrected, when
     w · z < (1 − RTOL) b, and the fit has converged when no sample violates it. Batch
-    relaxation is gradient descent on J_r; its step
-    adds up the corrections of all violators, so it is stable only for η below
-    about 2 / (number of violators) (see :func:`batch_stability_bound`). A diverging
-    batch run is stopped, keeps its last finite weights and warns, naming η.
+    relaxation is gradient descent on J_r; its step adds up the corrections of all
+    violators. Every η < 2 / L, L = λ_max(Σ_i ẑ_i ẑ_iᵀ) ≤ n_samples, is guaranteed never to
+    increase J_r (see :func:`batch_stability_bound`); the bound is sufficient, not
+    necessary: a larger η may still converge, or may diverge. A step that takes J_r past
+    ``DIVERGENCE_FACTOR`` times J_r(0) is rejected: the run stops with the weights from
+    before that step and warns, naming η.
 
     References
     ----------
@@ -339,7 +341,7 @@ class Relaxation(IterativeClassifier):
                 f"Batch relaxation diverged at eta={eta:g}: J_r grew from {self._loss0:.3g} to "
                 f"{loss:.3g}. The batch step adds the corrections of all violators; use a "
                 f"smaller eta (eta < 2/L = {batch_stability_bound(Z):.3g} is always stable). "
-                "The last finite weights are kept.")
+                "The weights from before this step are kept.")
         w[:] = w_new
         m = Z @ w
         violations = int(np.sum(m < threshold))
@@ -359,7 +361,7 @@ CorrectionResult.__doc__ = """Result of :func:`fractional_correction`.
 Defined in chapter "Relaxation procedures".
 
 w : the augmented weights; n_iter : epochs run; converged : whether every sample ended
-with w · z > 0; errors : training errors at the end of each epoch."""
+with w · z > 0; errors : mistakes (w · z ≤ 0) at the end of each epoch."""
 
 
 @validate_params(
@@ -417,6 +419,6 @@ def fractional_correction(X, y, *, lam=1.5, fit_intercept=True, max_iter=1000, w
         errors.append(int(np.sum(Z @ w <= 0)))
         if errors[-1] == 0:
             return CorrectionResult(w, epoch, True, np.asarray(errors))
-    warn_at_caller(f"Fractional correction (lam={lam:g}) left {errors[-1]} training errors "
+    warn_at_caller(f"Fractional correction (lam={lam:g}) left {errors[-1]} mistakes (w · z <= 0) "
                    f"after max_iter={max_iter} epochs.")
     return CorrectionResult(w, max_iter, False, np.asarray(errors))

@@ -95,8 +95,9 @@ class _Iterate:
 
     Primal: w, b, slacks ξ ≥ 0 and surpluses s ≥ 0 of the margin constraints
     y_i (w · x_i + b) + ξ_i - 1 - s_i = 0. Dual: multipliers α ≥ 0 of these constraints
-    (the α of the SVM dual) and η = C - α ≥ 0 of ξ ≥ 0. ``soft`` is False for C = inf,
-    where ξ and η are absent (kept at zero).
+    (the α of the SVM dual) and η = C - α ≥ 0 of ξ ≥ 0 (β in the chapter). ``soft`` is
+    False for C = inf, where ξ and η are absent (kept at zero) and ``m``, the number of
+    complementarity pairs that μ averages over, is n instead of 2n.
     """
 
     def __init__(self, X, y, C, bias):
@@ -252,6 +253,9 @@ def smo_pair_update(alpha, grad, i, j, y, K_ii, K_jj, K_ij, C):
 def _fit_smo(X, y, C, bias, max_iter, tol):
     """SMO, maximal violating pair (Keerthi et al. 2001); returns (w, b, α, it, history, ok).
 
+    The bias is the mean of y_k − w · x_k over the free multipliers (0 < α_k < C), or,
+    without one, the midpoint of the scores of the last pair (i, j).
+
     Without a bias there is no equality constraint, and the pair degenerates to single
     coordinates (α_i alone), which is exact coordinate descent on the dual.
     """
@@ -350,8 +354,15 @@ class LinearSVM(LinearClassifier):
     -----
     The dual, eq. (svm-dual), is: maximize Σ α_i - ½ Σ_ij α_i α_j y_i y_j x_i · x_j
     subject to 0 ≤ α_i ≤ C and Σ α_i y_i = 0 (the last only with a bias). The KKT
-    conditions make α_i = 0 for samples beyond the margin, 0 < α_i < C on it and
-    α_i = C inside it.
+    conditions make α_i = 0 for samples beyond the margin and α_i = C inside it; a free
+    multiplier, 0 < α_i < C, puts its sample on the margin (where α_i may also be 0 or C).
+
+    The interior-point method stops when the duality gap s·α + ξ·η = m μ (m = 2n
+    complementarity pairs, or m = n for ``C=inf``, where ξ and η are absent) is at most
+    ``tol`` times the primal objective and the relative residuals are at most ``tol``.
+    SMO takes the bias from the free multipliers, b = mean of y_k − w · x_k over them;
+    with none free, it takes the middle of the interval of optimal biases that the
+    last maximal violating pair brackets.
 
     References
     ----------

@@ -124,6 +124,26 @@ def test_batch_divergence_is_detected_and_reported(eta):
     assert clf.n_iter_ < 100
 
 
+@pytest.mark.parametrize("eta", [0.5, 1.0, 1.9])
+def test_batch_divergence_keeps_the_weights_before_the_rejected_step(eta):
+    # The rejected step is finite: what is kept is the weights of the last accepted step,
+    # and the warning says so (it used to speak of "the last finite weights").
+    from lincls.relaxation import DIVERGENCE_FACTOR
+
+    X, y = iris_subset(standardize=False)
+    Z = normalized(X, y)
+    with pytest.warns(ConvergenceWarning, match="weights from before this step are kept"):
+        clf = Relaxation(mode="batch", eta=eta).fit(X, y)
+    w = np.zeros(Z.shape[1])
+    for _ in range(clf.n_iter_):
+        w = batch_relaxation_step(w, Z, 1.0, eta)
+    np.testing.assert_allclose(clf.weights_, w, rtol=1e-12)
+    rejected = batch_relaxation_step(w, Z, 1.0, eta)
+    assert np.all(np.isfinite(rejected))
+    assert relaxation_criterion(rejected, Z, 1.0) > DIVERGENCE_FACTOR * relaxation_criterion(
+        np.zeros(Z.shape[1]), Z, 1.0)
+
+
 def test_non_separable_data_stop_at_max_iter_with_a_warning():
     X, y = logic_gate("xor")
     for mode, eta in (("single", 1.0), ("batch", 0.1)):
