@@ -275,8 +275,11 @@ def load_breast_cancer(*, features=None, return_feature_names=False):
     Defined in chapter "Binary classification".
 
     It stands in for the heart-disease data of the perceptron-variants report: a
-    medical, not linearly separable two-class problem. Malignant is +1 (the finding,
-    as "disease present" is +1 there), benign is -1.
+    medical two-class problem. Malignant is +1 (the finding, as "disease present" is +1
+    there), benign is -1. The full set is linearly separable, but only just: the largest
+    margin of the augmented samples is below 1e-4 (about 4e-5), while their lengths reach
+    about 5000, so the perceptron behaves on it as on non-separable data (chapter
+    "Non-separable data").
 
     Returns
     -------
@@ -287,6 +290,9 @@ def load_breast_cancer(*, features=None, return_feature_names=False):
     >>> X, y = load_breast_cancer()
     >>> X.shape, np.unique(y).tolist()
     ((569, 30), [-1, 1])
+    >>> from lincls.discriminant import is_linearly_separable, max_margin
+    >>> is_linearly_separable(X, y), bool(max_margin(X, y)[1] < 1e-4)
+    (True, True)
     """
     data = skd.load_breast_cancer()
     X, names = _select_features(data.data, data.feature_names, features)
