@@ -103,7 +103,7 @@ def teacher_student(n_samples, n_features, *, noise=0.0, inputs="gaussian", rand
         X = rng.standard_normal((n_samples, n_features))
     else:
         X = rng.choice([-1.0, 1.0], size=(n_samples, n_features))
-    y = np.where(X @ teacher >= 0, 1, -1)
+    y = np.where(X @ teacher > 0, 1, -1)  # sign(0) = -1, as everywhere in the book
     flip = rng.random_sample(n_samples) < noise
     y[flip] = -y[flip]
     return X, y, teacher
