@@ -103,13 +103,17 @@ def separates(Y, a):
 
     Defined in chapter "Minimum squared error".
 
-    Each computed (Y a)_i differs from the exact one by at most γ Σ_j |Y_ij| |a_j|,
-    γ ≈ d ε/2 for rows of length d and machine epsilon ε, in any order of summation
-    (Higham, *Accuracy and Stability of Numerical Algorithms*, §3.1). We ask for more than
-    four times that, (Y a)_i > 2 d ε Σ_j |Y_ij| |a_j| as computed: then every exact
-    (Y a)_i is positive, and so is every floating-point activation ``predict`` computes.
-    The test is sufficient, not necessary: a product within that bound of zero is
-    reported as not separating.
+    Each computed (Y a)_i differs from the exact one by at most γ Σ_j |Y_ij| |a_j| + d η,
+    with γ ≈ d ε/2 for rows of length d and machine epsilon ε, in any order of summation
+    (Higham, *Accuracy and Stability of Numerical Algorithms*, §3.1), and η = 2⁻¹⁰⁷⁵ for
+    products that underflow: a product below the smallest normal number λ = 2⁻¹⁰²² is
+    rounded to a multiple of 2⁻¹⁰⁷⁴, an error of at most half that, while sums of such
+    numbers are exact (IEEE 754's gradual underflow). We ask for more than four times the
+    first term plus d λ, which exceeds d η by the factor 2⁵³ and so also covers the
+    underflow in computing the bound itself: (Y a)_i > 2 d ε Σ_j |Y_ij| |a_j| + d λ as
+    computed. Then every exact (Y a)_i is positive, and so is every floating-point
+    activation ``predict`` computes. The test is sufficient, not necessary: a product
+    within that bound of zero is reported as not separating.
 
     Examples
     --------
@@ -118,8 +122,16 @@ def separates(Y, a):
     True
     >>> bool(separates(Y, np.array([1.0, 1.0 - 2**-52])))   # (Y a)_1 = 2⁻⁵²: too close to tell
     False
+
+    Where the products underflow, rounding alone can turn a negative Y a positive: here
+    the exact Y a is about −0.497 · 2⁻¹⁰⁷⁴, the computed one 2⁻¹⁰⁷⁴ > 0.
+
+    >>> s = 2.0**-537
+    >>> bool(separates(np.array([[s, s, s]]), np.array([1.501, -1.499, -0.499]) * s))
+    False
     """
-    bound = 2 * Y.shape[1] * np.finfo(float).eps * (np.abs(Y) @ np.abs(a))
+    d, eps, smallest_normal = Y.shape[1], np.finfo(float).eps, np.finfo(float).smallest_normal
+    bound = 2 * d * eps * (np.abs(Y) @ np.abs(a)) + d * smallest_normal
     return bool(np.all(Y @ a > bound))
 
 

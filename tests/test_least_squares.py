@@ -285,6 +285,23 @@ def test_separates_refuses_products_within_rounding_of_zero():
     assert not separates(Y, np.array([1.0, 1.0]))           # (Y a)_1 = 0
 
 
+def exact_products(Y, a):
+    """Y a in exact rational arithmetic on the floats as stored."""
+    return [sum(Fraction(yij) * Fraction(aj) for yij, aj in zip(row, a.tolist(), strict=True))
+            for row in Y.tolist()]
+
+
+def test_separates_refuses_products_that_underflow():
+    # The products are near 2^-1074: each rounds to a multiple of it, and the rounded ones
+    # sum to 2^-1074 > 0 while the exact sum is negative. Without an underflow term in the
+    # bound (which underflows to 0 itself) separates said True.
+    s = 2.0**-537
+    Y, a = np.array([[s, s, s]]), np.array([1.501, -1.499, -0.499]) * s
+    assert (Y @ a)[0] > 0 and exact_products(Y, a)[0] < 0
+    assert not separates(Y, a)
+    assert separates(Y, np.array([1.0, 1.0, 1.0]) * 2.0**-400)   # products 2^-937: normal
+
+
 @settings(max_examples=40, deadline=None)
 @given(seed=st.integers(0, 2**32 - 1), n=st.integers(2, 12), dim=st.integers(1, 3))
 def test_exact_certificate_never_exists_for_separable_data(seed, n, dim):
