@@ -99,10 +99,17 @@ def newton_step(w, loss, X, y, C=np.inf, bias=True):
     Defined in chapter "The losses of the margin".
 
     ``loss`` is L(w̃), known from the step before. The step length η starts at 1 and is
-    halved until the loss decreases enough (Armijo's rule). When the Hessian is positive
-    definite (the x̃ᵢ span the space, or C is finite) and a minimizer exists, this makes
-    the iteration converge from any start in exact arithmetic; a singular Hessian gets a
-    tiny ridge. Below η = 1e-10 the halving gives up and the step is taken as it is.
+    halved until the loss decreases enough (Armijo's rule); a singular Hessian gets a tiny
+    ridge. The halving stops at a floor: once η ≤ 1e-10 (η = 2⁻³⁴), the step is taken
+    whether or not it passed the test, so the loss can rise. Without the floor, damped
+    Newton converges from any start in exact arithmetic when the Hessian is positive
+    definite (the x̃ᵢ span the space, or C is finite) and a minimizer exists; with it,
+    not from every start. The floor bites where the curvature all but vanishes: for two
+    samples x = 1 labelled +1 and -1, no bias, from w = 30 every decrease needs
+    η < 60 / sinh 30 ≈ 1.1e-11, even in exact arithmetic, and the floor step lands near
+    w = -281 with loss 281 (chapter "The losses of the margin"). Near a minimizer,
+    rounding can decide the test and the floor step is tiny. ``LogisticRegression``
+    starts at w̃ = 0.
     Returns the new weights, their loss, and the Newton decrement ∇Lᵀ H⁻¹ ∇L / 2, the
     decrease the step predicts.
 
@@ -112,6 +119,13 @@ def newton_step(w, loss, X, y, C=np.inf, bias=True):
     >>> w, loss, decrement = newton_step(np.zeros(2), 2 * np.log(2), X, y, C=1.0)
     >>> w.round(4).tolist(), round(loss, 4), round(decrement, 4)
     ([-0.2222, 0.4444], 1.2752, 0.1111)
+
+    At the floor the loss rises (two samples x = 1, labels ±1, no bias, from w = 30):
+
+    >>> X2, y2, w0 = np.ones((2, 1)), np.array([1.0, -1.0]), np.array([30.0])
+    >>> w, loss, _ = newton_step(w0, logistic_loss(w0, X2, y2, bias=False), X2, y2, bias=False)
+    >>> round(float(w[0])), round(loss)
+    (-281, 281)
     """
     a = X @ w                                        # the activations a_i = w̃ · x̃_i
     g, H = logistic_gradient(w, X, y, C, bias, a=a), logistic_hessian(w, X, C, bias, a=a)

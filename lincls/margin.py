@@ -3,8 +3,10 @@
 Defined in chapter "The losses of the margin" (``book/margin_losses.md``); logistic
 regression, the chapter's probabilistic classifier, lives in :mod:`lincls.logistic`.
 
-Every learning rule of the book minimizes a loss of the margin m = y w · x̃
-(:data:`MARGIN_LOSSES`). The voted perceptron of Freund & Schapire (1999) keeps every
+The criteria of the book's error-correcting, least-squares, SVM and logistic rules are
+sums of a loss of the margin m = y w · x̃ (:data:`MARGIN_LOSSES`), weighted by 1/‖x̃_i‖²
+for relaxation, plus |w|²/2 for the SVM; optimal stability (Minover) maximizes the
+smallest margin instead. The voted perceptron of Freund & Schapire (1999) keeps every
 weight vector w_k the perceptron passes through, with its survival count c_k (the
 training steps it lasted: the mistake that created it plus the samples it then classified
 correctly; c_0 = 0 for the initial w_0 = 0, as in Freund & Schapire); it predicts by
@@ -28,7 +30,8 @@ __all__ = ["MARGIN_LOSSES", "voted_perceptron_epoch", "voted_perceptron_run",
            "AveragedPerceptron", "VotedPerceptron", "FisherDiscriminant"]
 
 #: Each loss of the book as a function of the margin m = y w · x̃, eq. (margin-losses).
-#: The relaxation loss is that of the margin 1 (b = 1 in its chapter) with |x̃| = 1.
+#: The relaxation criterion with margin 1 (b = 1 in its chapter) is Σ_i ℓ(m_i) / ‖x̃_i‖²:
+#: this loss, weighted per sample by 1 / ‖x̃_i‖².
 MARGIN_LOSSES = {
     "0–1 (errors, pocket)": lambda m: (m <= 0).astype(float),
     "perceptron": lambda m: np.maximum(0.0, -m),
