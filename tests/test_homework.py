@@ -4,6 +4,7 @@ import json
 import math
 import os
 import pickle
+import re
 import shutil
 import sys
 from pathlib import Path
@@ -74,9 +75,23 @@ def test_release_clears_outputs_and_keeps_nbgrader_metadata(released):
         if s.cell_type == "code":
             assert s.outputs == [] and s.execution_count is None
         assert s.metadata.get("nbgrader") == t.metadata.get("nbgrader")
-        assert s.get("id") == t.get("id")
     assert student.metadata["lincls"] == teacher.metadata["lincls"]
     nbformat.validate(student)
+
+
+def test_student_cell_ids_carry_no_text(released):
+    """A cell id is free text nbgrader leaves alone: the student version has eight
+    hexadecimal digits of its own per cell, from its position only (nbgrader matches
+    cells by grade_id)."""
+    teacher = nbformat.read(TEACHER, as_version=4)
+    student = nbformat.read(released, as_version=4)
+    ids = [c.id for c in student.cells]
+    assert all(re.fullmatch(r"[0-9a-f]{8}", i) for i in ids) and len(set(ids)) == len(ids)
+    assert not set(ids) & {c.id for c in teacher.cells}
+    renamed = nbformat.read(TEACHER, as_version=4)
+    for n, cell in enumerate(renamed.cells):
+        cell.id = f"answer-{n}-is-42"
+    assert [c.id for c in hw.release_notebook(renamed).cells] == ids
 
 
 def test_no_solution_line_reaches_the_student(released):
@@ -566,7 +581,8 @@ def test_student_sources(tmp_path, capsys):
         (root / "book" / "homework" / name).write_text("secret")
     (root / "book" / "chapter.md").write_text(
         CHAPTER + "\nThe data: [points](homework/data/points.csv).\n")
-    (root / "_toc.yml").write_text("format: jb-book\nroot: book/chapter\n")
+    (root / "_toc.yml").write_text("format: jb-book\nroot: book/chapter\n"
+                                   "chapters:\n- file: book/homework/hw\n")
     (root / "_config.yml").write_text(
         "title: T\nrepository: {url: 'https://github.com/a/b', branch: main}\n"
         "html: {use_repository_button: true, use_issues_button: true}\n"
@@ -649,6 +665,22 @@ def test_release_refuses_an_output_that_holds_the_source(tmp_path):
     with pytest.raises(ValueError, match="OUT holds SRC"):
         hw.release(src, tmp_path / "book")
     assert (src / "hw.ipynb").exists()
+
+
+def test_a_comment_may_not_hold_a_solution_line_the_notebook_does_not_show():
+    """A comment or docstring that repeats a line of the solution is an error, in any
+    spacing and case; once the notebook shows that line as code anyway, it is not."""
+    import nbformat.v4 as v4
+
+    line = "w = w + eta * label * x"
+    assert line in [ln.strip() for ln in hw.solution_lines(nbformat.read(TEACHER, 4))]
+    nb = nbformat.read(TEACHER, 4)
+    nb.cells.append(v4.new_code_cell("# Hint:  W=W+ETA*LABEL*X\nprint(1)"))
+    [error] = hw.validate_notebook(nb, "nb.ipynb")
+    assert "holds the line 'w = w + eta * label * x'" in str(error) and error.cell == len(
+        nb.cells) - 1
+    nb.cells.append(v4.new_code_cell(f"eta, label, x = 1, 1, 1\nw = 0\n{line}"))
+    assert hw.validate_notebook(nb, "nb.ipynb") == []
 
 
 def test_solution_only_cells_leave_homework_and_chapters(tmp_path):

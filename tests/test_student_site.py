@@ -75,19 +75,62 @@ def notebook_secrets(path):
     return secret, public, pictures
 
 
+SOLUTION_TITLE = re.compile(
+    r"\{(admonition|dropdown)\}.*(solution|answer|l(ö|oe)sung|antwort|soluci(ó|o)n|respuesta|"
+    r"r(é|e)ponse|corrig(é|e)|soluzione|risposta|решение|ответ|解答|答案)", re.I)
+
+
 def chapter_secrets(text):
     """(secret lines, public lines) of a MyST chapter: the bodies of ``{solution}``
-    blocks and of code cells tagged ``solution-only``. Plain code blocks (examples of
-    the syntax) are public; other directives (an ``{exercise}``) are read inside."""
+    blocks (of any case, gated ``{solution-start}`` ... ``{solution-end}`` regions too)
+    and of code cells tagged ``solution-only``, and the code of a hidden cell (tagged
+    ``remove-cell`` or ``remove-input``) whose numbers only solutions quote. Plain code
+    blocks (examples of the syntax) are public; other directives (an ``{exercise}``)
+    are read inside."""
+    secret, public = _blocks(text)
+    hidden = hidden_solution_code(text, secret)
+    return secret + hidden, [line for line in public if line not in set(hidden)]
+
+
+def hidden_solution_code(text, secret):
+    """The code of each hidden cell that stores ``prose`` numbers quoted only in the
+    ``secret`` lines (and in none of the others)."""
+    quoted = "\n".join(secret)
+    found = []
+    for m in re.finditer(r"^```\{code-cell\}[^\n]*\n(.*?)^```$", text, re.M | re.S):
+        body = m[1]
+        if not re.search(r"^:tags:.*remove-(cell|input)|^tags:.*remove-(cell|input)", body, re.M):
+            continue
+        keys = re.findall(r"""(?:prose\[|store_number\()\s*["']([\w-]+)["']""", body)
+        rest = text[: m.start()] + text[m.end():]
+        public = rest
+        for line in secret:
+            public = public.replace(line, "")
+        read = [k for k in keys if re.search(rf"prose\[\s*['\"]{re.escape(k)}['\"]", quoted)]
+        if read and not any(re.search(rf"prose\[\s*['\"]{re.escape(k)}['\"]", public)
+                            for k in keys):
+            found += body.split("\n")
+    return found
+
+
+def _blocks(text):
     lines = text.split("\n")
-    secret, public, n, open_directives = [], [], 0, []
+    secret, public, n, open_directives, gated = [], [], 0, [], False
     while n < len(lines):
         m = re.match(r"^\s*(`{3,}|:{3,}|~{3,})\s*(\S.*)?$", lines[n])
         if not m:
-            public.append(lines[n])
+            (secret if gated else public).append(lines[n])
             n += 1
             continue
         fence, info = m[1], (m[2] or "").strip()
+        gate = re.match(r"\{solution-(start|end)\}", info, re.I)
+        if gate:
+            gated = gate[1].lower() == "start"
+            end = next((k for k in range(n + 1, len(lines))
+                        if re.fullmatch(rf"\s*{re.escape(fence[0])}{{{len(fence)},}}\s*",
+                                        lines[k])), n)
+            n = end + 1
+            continue
         if not info and open_directives and fence[0] == open_directives[-1][0] and len(
                 fence) >= len(open_directives[-1]):
             open_directives.pop()  # the end of an {exercise} or the like
@@ -101,13 +144,14 @@ def chapter_secrets(text):
                     if re.fullmatch(rf"\s*{re.escape(fence[0])}{{{len(fence)},}}\s*", lines[k])),
                    len(lines))
         body = lines[n + 1 : end]
-        if info.startswith("{solution}") or (info.startswith("{code-cell}") and any(
-                "solution-only" in b for b in body if b.startswith(":"))) or re.match(
-                r"\{(admonition|dropdown)\}.*(solution|answer)", info, re.I):
+        if gated or info.lower().startswith("{solution}") or (
+                info.startswith("{code-cell}") and any(
+                    "solution-only" in b for b in body if b.startswith(":"))) or \
+                SOLUTION_TITLE.match(info):
             secret += body
         elif info.startswith("{") and not info.startswith("{code-cell}"):
             open_directives.append(fence)  # read its inside line by line
-            public.append(lines[n])
+            (secret if gated else public).append(lines[n])
             n += 1
             continue
         else:
@@ -275,3 +319,24 @@ def test_the_parser_reads_tilde_fences_and_solution_titles():
     secret, public = chapter_secrets(text)
     assert secret == ["the first hidden line", "the second hidden line"]
     assert "plain text" in public
+
+
+def test_the_parser_reads_any_spelling_of_a_solution():
+    """``{Solution}``, a gated region in any case (with the code cells inside it), a
+    title in another language, and a hidden cell whose numbers only a solution quotes
+    are secrets; the text around them is public."""
+    text = ("Intro {eval}`prose['shown']`.\n\n"
+            "```{Solution} ex\nthe first hidden line\n```\n\n"
+            "```{Solution-Start} ex2\n```\nthe gated hidden line\n"
+            "```{code-cell} ipython3\ngated_code = 1\n```\n```{SOLUTION-END}\n```\n\n"
+            ":::{admonition} Lösung\nthe german hidden line\n:::\n\n"
+            "```{code-cell} ipython3\n:tags: [remove-cell]\nprose['only'] = hidden_number()\n```\n"
+            "```{code-cell} ipython3\n:tags: [remove-cell]\nprose['shown'] = shown_number()\n```\n"
+            "```{solution} ex3\nIt is {eval}`prose['only']`.\n```\n\nplain text\n")
+    secret, public = chapter_secrets(text)
+    for line in ("the first hidden line", "the gated hidden line", "gated_code = 1",
+                 "the german hidden line", "prose['only'] = hidden_number()"):
+        assert line in secret, line
+    assert "prose['shown'] = shown_number()" not in secret
+    assert "plain text" in public and "the gated hidden line" not in public
+    assert "prose['only'] = hidden_number()" not in public

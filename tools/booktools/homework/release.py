@@ -5,6 +5,7 @@ Defined in chapter "For teachers" (``book/teachers.md``).
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import re
@@ -70,24 +71,86 @@ def release_notebook(nb, path="<notebook>"):
 
 
 def _student_version(nb, path):
-    """The student version of a notebook already validated."""
+    """The student version of a notebook already validated.
+
+    It is built anew from what a rule allows, not copied and pruned: the notebook's
+    format numbers, its metadata of :func:`student_metadata`, and for each cell (code or
+    markdown, but one tagged ``solution-only``) its type, its source with the regions
+    replaced, its metadata of :func:`allowed_cell_metadata`, an id of
+    :func:`student_cell_id` (from its position), and for code no outputs. No attachment
+    passes (only an answer cell may have one, and the answer goes).
+    """
     import nbformat
 
-    student = nbformat.from_dict(json.loads(json.dumps(nb)))
-    # Only an allow-list of metadata passes (no widget state, timing stamps, or fields
-    # a solution could hide in).
-    student.metadata = nbformat.from_dict(allowed_notebook_metadata(student.metadata))
-    student.cells = [c for c in student.cells if not solution_only(c)]
-    for cell in student.cells:
+    cells, ids = [], set()
+    for cell in nb.cells:
+        if solution_only(cell) or cell.cell_type not in ("code", "markdown"):
+            continue
         regions = _regions(_source_lines(cell), path, None, cell.cell_type)
-        cell.source = _student_source(cell, regions)
-        cell.metadata = nbformat.from_dict(allowed_cell_metadata(cell.metadata))
-        if is_solution_cell(cell):
-            cell.pop("attachments", None)  # a pasted picture of the answer
+        new = {"cell_type": cell.cell_type,
+               "metadata": allowed_cell_metadata(json.loads(json.dumps(cell.metadata))),
+               "source": _student_source(cell, regions)}
+        if "id" in cell:
+            new["id"] = student_cell_id(len(cells), ids)
         if cell.cell_type == "code":
-            cell.outputs = []
-            cell.execution_count = None
-    return student
+            new.update(outputs=[], execution_count=None)
+        cells.append(new)
+    return nbformat.from_dict({"nbformat": nb.nbformat, "nbformat_minor": nb.nbformat_minor,
+                               "metadata": student_metadata(nb.metadata), "cells": cells})
+
+
+def student_cell_id(position, taken):
+    """The id of the cell at ``position`` in a student version: eight hexadecimal digits
+    derived from the position alone (so releasing twice gives the same ids), nothing of
+    the teacher's id (a text, or a hash of one, could carry an answer); ``taken`` (a
+    set) receives it."""
+    import hashlib
+
+    for salt in itertools.count():
+        new = hashlib.sha256(f"cell {position}\0{salt}".encode()).hexdigest()[:8]
+        if new not in taken:
+            taken.add(new)
+            return new
+    raise AssertionError("unreachable")
+
+
+#: What the kernel and language fields of a student version may hold: a Python kernel's
+#: values, each from a short list (any other value is dropped, so these fields carry no
+#: text of the teacher's).
+_PYTHON_FIELDS = {
+    "name": re.compile(r"python(3(\.\d{1,2})?)?"), "language": re.compile(r"python"),
+    "version": re.compile(r"\d{1,2}\.\d{1,3}(\.\d{1,3})?"),
+    "mimetype": re.compile(r"text/x-python"), "file_extension": re.compile(r"\.py"),
+    "pygments_lexer": re.compile(r"i?python3?"), "nbconvert_exporter": re.compile(r"python"),
+    "codemirror_mode": re.compile(r"i?python"),
+}
+#: A kernel's ``display_name`` passes as it is if it is one of Python's; otherwise the
+#: student version says ``Python 3``.
+_DISPLAY_NAME = re.compile(r"Python 3(\.\d{1,2})?( \(ipykernel\))?")
+
+
+def student_metadata(meta):
+    """The notebook metadata of a student version: :func:`allowed_notebook_metadata`,
+    with each field of ``kernelspec`` and ``language_info`` one of a Python kernel's
+    values (:data:`_PYTHON_FIELDS`) or dropped, and ``display_name`` Python's."""
+    out = allowed_notebook_metadata(json.loads(json.dumps(meta)))
+    for block in ("kernelspec", "language_info"):
+        fields = out.pop(block, None)
+        if not fields:
+            continue
+        kept = {}
+        for key, value in fields.items():
+            if isinstance(value, dict):  # codemirror_mode {"name": ..., "version": ...}
+                if _PYTHON_FIELDS[key].fullmatch(value.get("name", "")):
+                    kept[key] = value
+            elif key in _PYTHON_FIELDS and _PYTHON_FIELDS[key].fullmatch(value):
+                kept[key] = value
+        kept.setdefault("name", "python3" if block == "kernelspec" else "python")
+        if block == "kernelspec":
+            shown = fields.get("display_name", "")
+            kept["display_name"] = shown if _DISPLAY_NAME.fullmatch(shown) else "Python 3"
+        out[block] = kept
+    return out
 
 
 def release(src, out, grading=None, seed=None, students=None, costs=None):
