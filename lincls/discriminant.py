@@ -60,7 +60,7 @@ class LinearDiscriminant(LinearClassifier):
         return self
 
 
-def separating_weights(X, y, *, fit_intercept=True):
+def separating_weights(X, y, *, fit_intercept=True, return_attempts=False):
     """Return weights w̃ with y_i (w̃ · x̃_i) >= 1 for every sample, or None if none exist.
 
     Defined in chapter "Linear discriminant functions".
@@ -77,6 +77,28 @@ def separating_weights(X, y, *, fit_intercept=True):
         Labels in {-1, +1} (a single class is allowed: it is always separable with a bias).
     fit_intercept : bool, default=True
         Allow a bias (affine hyperplane); False asks for a hyperplane through the origin.
+    return_attempts : bool, default=False
+        Also return the list of ``(method, status)`` pairs of the solves made, in order.
+
+    Returns
+    -------
+    w : ndarray of shape (n_features + fit_intercept,) or None
+        A feasible point found by HiGHS (status 0), which meets the constraints up to the
+        solver's feasibility tolerance (1e-7) and is checked to separate (every
+        y_i w̃ · x̃_i > 0); None only when a HiGHS method reports the program infeasible
+        (status 2): the data are not linearly separable.
+    attempts : list of (str, int)
+        Only with ``return_attempts``.
+
+    Raises
+    ------
+    RuntimeError
+        When no HiGHS method decides. The default method (``"highs"``) can end undecided
+        (status 4, "model_status is Unknown", on some random labellings near capacity);
+        then the interior-point (``"highs-ipm"``) and dual-simplex (``"highs-ds"``)
+        methods are tried in turn. Only when all three decide neither (any status other
+        than 0 and 2, such as an iteration limit or numerical difficulties, or a status-0
+        point that does not separate) is this raised: the data may or may not be separable.
 
     Examples
     --------
@@ -90,21 +112,31 @@ def separating_weights(X, y, *, fit_intercept=True):
     if not set(np.unique(y)) <= {-1.0, 1.0}:
         raise ValueError(f"y must hold labels -1 and +1; got {np.unique(y)[:5].tolist()}.")
     Xa = augment(X) if fit_intercept else X
-    # y_i (w · x_i) >= 1  <=>  -(y_i x_i) · w <= -1
-    result = linprog(
-        c=np.zeros(Xa.shape[1]),
-        A_ub=-(y[:, None] * Xa),
-        b_ub=-np.ones(len(y)),
-        bounds=[(None, None)] * Xa.shape[1],
-        method="highs",
-    )
-    return result.x if result.status == 0 else None
+    attempts = []
+    for method in ("highs", "highs-ipm", "highs-ds"):  # the next one only if undecided
+        # y_i (w · x_i) >= 1  <=>  -(y_i x_i) · w <= -1
+        result = linprog(
+            c=np.zeros(Xa.shape[1]),
+            A_ub=-(y[:, None] * Xa),
+            b_ub=-np.ones(len(y)),
+            bounds=[(None, None)] * Xa.shape[1],
+            method=method,
+        )
+        attempts.append((method, int(result.status)))
+        if result.status == 0 and np.all(y * (Xa @ result.x) > 0):  # feasible, and separates
+            return (result.x, attempts) if return_attempts else result.x
+        if result.status == 2:  # HiGHS found the program infeasible
+            return (None, attempts) if return_attempts else None
+    tried = ", ".join(f"{m}: status {s}" for m, s in attempts)
+    raise RuntimeError(f"HiGHS did not decide whether the data are linearly separable "
+                       f"({tried}): {result.message}")
 
 
 def is_linearly_separable(X, y, *, fit_intercept=True):
     """Whether a hyperplane separates the two classes (see :func:`separating_weights`).
 
-    Defined in chapter "Linear discriminant functions".
+    Defined in chapter "Linear discriminant functions". Raises ``RuntimeError`` when the
+    linear program's solver decides neither way.
 
     Examples
     --------
