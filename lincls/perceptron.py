@@ -244,8 +244,12 @@ class Perceptron(IterativeClassifier):
         Learn a bias through the clamped input x̃ = (1, x). ``False`` gives the
         homogeneous perceptron, whose hyperplane passes through the origin.
     eta : float, default=1.0
-        Learning rate η > 0. Starting from zero weights it only scales w, so it changes
-        neither the mistakes nor the predictions (chapter "The perceptron").
+        Learning rate η > 0. Starting from zero weights it only scales w in exact
+        arithmetic, so there it changes neither the mistakes nor the predictions. In
+        floating point that holds when η is a power of two (barring overflow and
+        underflow); other values round differently and can change the run: on the AND
+        gate with ``shuffle=False``, η = 0.1 makes 8 updates and η = 1 makes 18
+        (chapter "The perceptron").
     max_iter : int, default=1000
         Maximum number of epochs (passes over the training data).
     shuffle : bool, default=True
