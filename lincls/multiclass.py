@@ -42,7 +42,7 @@ def multiclass_perceptron_update(W, z, true, wrong, alpha):
     W : ndarray of shape (n_classes, n_features)
         The weight vectors of the linear machine, one row per class; modified in place.
     z : ndarray of shape (n_features,)
-        The (augmented) sample that was misclassified.
+        The (augmented) sample that was a mistake (its true class did not strictly win).
     true, wrong : int
         Row of its true class, row of the class the machine chose.
     alpha : float
@@ -71,8 +71,11 @@ def absolute_correction_threshold(W, z, true, wrong):
 
     Defined in chapter "Multi-category classification".
 
-    With α = α* the update leaves the two scores of z exactly tied; any α > α* puts the
-    true class ahead of the wrongly chosen one.
+    In exact arithmetic, α = α* leaves the two scores of z tied after the update and any
+    α > α* puts the true class ahead of the wrongly chosen one. In floating point α* and
+    the scores are rounded: an α that exceeds α* by less than that rounding can leave the
+    computed scores tied. With small integer data and η = 1, as on the chapter's digits,
+    every score stays an exact integer and the guarantee holds exactly.
 
     Examples
     --------
@@ -89,7 +92,9 @@ def absolute_correction_increment(W, z, true, wrong, eta=1.0):
 
     Defined in chapter "Multi-category classification".
 
-    With η = 1 this is Duda, Hart & Stork's "smallest integer greater than" α*.
+    With η = 1 this is Duda, Hart & Stork's "smallest integer greater than" α*. The
+    multiple is taken of the computed (rounded) α*, and the update with it puts the true
+    class ahead in exact arithmetic only; see :func:`absolute_correction_threshold`.
 
     Examples
     --------
@@ -216,11 +221,10 @@ def kesler_construction(X, y, n_classes=None):
 
 
 def _count_errors(S, t):
-    """Number of rows of the scores S whose true class t does not strictly win."""
-    rows = np.arange(S.shape[0])
-    true_score = S[rows, t]
-    S[rows, t] = -np.inf
-    return int(np.sum(S.max(axis=1) >= true_score))
+    """Training errors: rows of the scores S whose largest score (the first one on a tie,
+    as ``predict`` decides) is not that of the true class t. A tie won by the true class
+    is a mistake of the training rule but no training error."""
+    return int(np.sum(np.argmax(S, axis=1) != t))
 
 
 class MulticlassPerceptron(IterativeMixin, ClassifierMixin, BaseEstimator):
@@ -238,7 +242,8 @@ class MulticlassPerceptron(IterativeMixin, ClassifierMixin, BaseEstimator):
     eta : float, default=1.0
         The increment unit η > 0. With ``correction="fixed"`` every correction uses
         α = η; with ``"absolute"`` α is the smallest multiple of η greater than
-        α* = (w_j − w_i) · x̃ / (2 x̃ · x̃), so that x̃ is no longer put in class j.
+        α* = (w_j − w_i) · x̃ / (2 x̃ · x̃), so that (in exact arithmetic; rounding can
+        leave a tie) class j no longer beats class i on x̃.
     correction : {"fixed", "absolute"}, default="fixed"
         The fixed-increment rule or the absolute-correction rule.
     fit_intercept : bool, default=True

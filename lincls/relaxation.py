@@ -169,8 +169,8 @@ def batch_relaxation_step(w, Z, b, eta):
 
     Defined in chapter "Relaxation procedures".
 
-    w ← w + η Σ_{z: w·z ≤ b} (b − w·z) / ‖z‖² z, the sum running over every margin
-    violator at the current w.
+    w ← w + η Σ_{z: w·z ≤ b} (b − w·z) / ‖z‖² z, the sum running over every sample
+    with w · z ≤ b at the current w (one with w · z = b exactly adds nothing).
 
     Examples
     --------
@@ -263,16 +263,19 @@ class Relaxation(IterativeClassifier):
     converged_ : bool
         True when every normalized sample reached the margin, w · z ≥ (1 − RTOL) b.
     history_ : dict of ndarrays
-        Per epoch, measured at its end: ``"violations"`` (samples with w · z below the
-        margin), ``"errors"`` (mistakes, w · z ≤ 0) and ``"loss"`` (J_r).
+        Per epoch, measured at its end: ``"violations"`` (samples with
+        w · z < (1 − RTOL) b), ``"errors"`` (mistakes, w · z ≤ 0, not training errors)
+        and ``"loss"`` (J_r).
 
     Notes
     -----
     Single-sample relaxation converges for 0 < η < 2 on linearly separable data: it
     either reaches the solution region in finitely many corrections or approaches a
     point on its boundary (DHS Sec. 5.6.2). The tests therefore allow a relative
-    tolerance ``RTOL``: a sample counts as violating the margin, and is corrected, when
-    w · z < (1 − RTOL) b, and the fit has converged when no sample violates it. Batch
+    tolerance ``RTOL``: a sample counts as violating the margin when
+    w · z < (1 − RTOL) b (where the chapter's algorithm boxes test w · z < b); in single
+    mode only such a sample is corrected, and in both modes the fit has converged when no
+    sample violates the margin. The batch step sums over every sample with w · z ≤ b. Batch
     relaxation is gradient descent on J_r; its step adds up the corrections of all
     violators. Every η < 2 / L, L = λ_max(Σ_i ẑ_i ẑ_iᵀ) ≤ n_samples, is guaranteed never to
     increase J_r (see :func:`batch_stability_bound`); the bound is sufficient, not
@@ -374,10 +377,11 @@ def fractional_correction(X, y, *, lam=1.5, fit_intercept=True, max_iter=1000, w
 
     Defined in chapter "Relaxation procedures".
 
-    w ← w − λ (w · z) / ‖z‖² z for every sample with w · z ≤ 0, visited in order. With
-    λ > 1 the corrected sample lands on the correct side of its hyperplane; with λ ≤ 1
-    it does not. Without a margin, w = 0 is a fixed point of the rule, so the start
-    must be non-zero: by default w(1) = z_1, the first normalized sample.
+    w ← w − λ (w · z) / ‖z‖² z for every sample with w · z ≤ 0 (a mistake), visited in
+    order. The correction takes w · z to (1 − λ) w · z: with λ > 1 a sample with
+    w · z < 0 ends with w · z > 0; with λ ≤ 1 it stays a mistake. Without a margin,
+    w = 0 is a fixed point of the rule, so the start must be non-zero: by default
+    w(1) = z_1, the first normalized sample.
 
     Parameters
     ----------
