@@ -31,6 +31,7 @@ import textwrap
 from pathlib import Path
 
 import pytest
+import yaml
 from IPython.core.inputtransformer2 import TransformerManager
 from myst_nb.core.read import read_myst_markdown_notebook
 from myst_parser.config.main import MdParserConfig
@@ -163,6 +164,17 @@ def uses_before_assignment(path):
 @pytest.mark.parametrize("path", CHAPTERS, ids=[p.stem for p in CHAPTERS])
 def test_every_eval_comes_after_its_prose_key(path):
     assert uses_before_assignment(path) == []
+
+
+#: the only {eval} expressions the build evaluates (_config.yml's eval_regex); any other is a
+#: build warning, so it is refused here before a build
+EVAL_REGEX = yaml.safe_load((ROOT / "_config.yml").read_text())["execute"]["eval_regex"]
+
+
+@pytest.mark.parametrize("path", CHAPTERS, ids=[p.stem for p in CHAPTERS])
+def test_every_eval_is_one_the_build_evaluates(path):
+    exprs = [item for kind, item in code_cells_and_roles(path) if kind == "role"]
+    assert [e for e in exprs if not re.fullmatch(EVAL_REGEX, e)] == []
 
 
 def test_the_check_sees_a_key_assigned_too_late(tmp_path):
