@@ -33,7 +33,7 @@ __all__ = ["MARGIN_LOSSES", "voted_perceptron_epoch", "voted_perceptron_run",
 #: The relaxation criterion with margin 1 (b = 1 in its chapter) is Σ_i ℓ(m_i) / ‖x̃_i‖²:
 #: this loss, weighted per sample by 1 / ‖x̃_i‖².
 MARGIN_LOSSES = {
-    "0–1 (errors, pocket)": lambda m: (m <= 0).astype(float),
+    "0–1 (mistakes, m ≤ 0)": lambda m: (m <= 0).astype(float),
     "perceptron": lambda m: np.maximum(0.0, -m),
     "relaxation (margin 1)": lambda m: 0.5 * np.maximum(0.0, 1.0 - m) ** 2,
     "squared (Adaline, MSE)": lambda m: (1.0 - m) ** 2,

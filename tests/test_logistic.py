@@ -115,7 +115,7 @@ def test_log_proba_has_no_underflow():
 
 def test_margin_losses_bound_the_errors():
     m = np.linspace(-3, 3, 601)
-    zero_one = MARGIN_LOSSES["0–1 (errors, pocket)"](m)
+    zero_one = MARGIN_LOSSES["0–1 (mistakes, m ≤ 0)"](m)
     for name in ("hinge (SVM)", "logistic", "squared (Adaline, MSE)"):
         assert np.all(MARGIN_LOSSES[name](m) >= zero_one - 1e-12), name
 
