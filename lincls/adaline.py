@@ -139,8 +139,9 @@ class Adaline(IterativeClassifier):
     Parameters
     ----------
     eta : float, default=0.01
-        The learning rate η > 0 (α(0) when ``eta_decay=True``). Because the gradient is
-        averaged over the samples of a batch, η does not scale with the data size.
+        The learning rate η > 0 (the initial step η(0) when ``eta_decay=True``). Because
+        the gradient is averaged over the samples of a batch, η does not scale with the
+        data size.
     max_iter : int, default=1000
         Maximum number of epochs (passes over the training set).
     batch_size : int or None, default=None
@@ -149,7 +150,7 @@ class Adaline(IterativeClassifier):
         (``k`` ≥ the number of samples is full-batch gradient descent).
     eta_decay : bool, default=False
         If true, the k-th step (k = 1, 2, ... counted over all epochs) uses the
-        decaying learning rate α(k) = α(0)/k with α(0) = ``eta``.
+        decaying learning rate η(k) = η(0)/k with η(0) = ``eta``.
     tol : float, default=1e-6
         Stop when the norm of the full gradient ‖∇L(w)‖ at the end of an epoch is at
         most ``tol`` (the first-order optimality condition of the convex loss).
@@ -225,7 +226,7 @@ class Adaline(IterativeClassifier):
         self.fit_intercept = fit_intercept
 
     def _learning_rate(self, step):
-        """α(k) = α(0)/k with decay, else the constant η."""
+        """η(k) = η(0)/k with decay (η(0) = ``eta``), else the constant η."""
         return self.eta / step if self.eta_decay else self.eta
 
     def _init_weights(self, X, y):
