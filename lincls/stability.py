@@ -16,8 +16,8 @@ All three learners keep w as a combination of the examples, w = Σ_μ x^μ S^μ 
 "embedding strengths" x^μ ≥ 0), and all of them keep the *fields* E^μ = S^μ w · ξ^μ up to
 date with one rank-one change per update, using the Gram matrix C_μν = S^μ S^ν ξ^μ · ξ^ν.
 The batched kernels (``*_batch``) run many independent data sets (repetitions of an
-experiment with the same P and N) in lock-step, which is what makes the chapters' sweeps
-take seconds.
+experiment with the same P and N) in one call, one data set after the other through a
+compiled loop, which is what makes the chapters' sweeps take seconds.
 """
 
 import numpy as np
@@ -305,7 +305,7 @@ def exact_optimal_stability(X, y, *, fit_intercept=False):
 
 
 # ----------------------------------------------------------------------------------------
-# Batched kernels: many data sets of the same shape in lock-step
+# Batched kernels: many data sets of the same shape in one call, one after the other
 # ----------------------------------------------------------------------------------------
 def signed_gram(X, y):
     """C_μν = S^μ S^ν ξ^μ · ξ^ν for one data set (2-D ``X``) or a batch (3-D ``X``).
@@ -332,9 +332,12 @@ def _history_steps(max_iter, n_points=60):
 
 
 def minover_batch(gram, n_features, *, max_iter, tol=None, record=False):
-    """Minover on a batch of data sets, all in lock-step, from w = 0.
+    """Minover on a batch of data sets, each from w = 0.
 
     Defined in chapter "Reproducing and extending the Minover report".
+
+    The data sets are run one after the other, each by the compiled single-set loop
+    :func:`minover_run`.
 
     Parameters
     ----------
