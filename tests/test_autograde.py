@@ -1,15 +1,24 @@
 """``python -m booktools autograde`` on what it must not grade (fast: none of these
-cases runs nbgrader; ``tests/test_nbgrader.py`` grades real submissions).
+cases runs a submission; ``tests/test_nbgrader.py`` and ``tests/test_hostile_class.py``
+grade real submissions).
 
 A missing submission scores zero, a student not in the roster and a stray file are
 reported and skipped, the wrong notebook scores zero, a student without a grading
 version is reported as not graded; and a folder that is not a grading version is refused
-before anything is graded.
+before anything is graded. Every file a student supplies goes through the one gate
+(links, FIFOs, devices, folders, huge files and parser bombs are that student's zero
+with a note), so does their nbgrader metadata (it must be the grading version's), and
+whatever nbgrader does with a submission costs only that student's rows: the run writes
+every row and ends with status 0.
 """
 
 import contextlib
 import csv
+import json
+import os
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import nbformat
@@ -115,7 +124,7 @@ def test_the_command_line_writes_the_csv_and_says_what_was_not_graded(course, ca
     out = course["tmp"] / "grades.csv"
     status = hw.main(["autograde", str(course["grading"]), str(course["submitted"]),
                       "--students", str(roster), "--notebooks", NAME, "--out", str(out)])
-    assert status == 1  # s04 could not be graded
+    assert status == 0  # every row written: s04's says why it has no score
     printed = capsys.readouterr()
     assert f"s01 {NAME}: 0 / 3 (no submission)" in printed.out
     assert f"s04 {NAME}: not graded: " in printed.out
@@ -181,9 +190,9 @@ def test_a_course_whose_grades_cannot_be_read_costs_only_its_students(course, mo
     done = []
 
     class Workers(contextlib.nullcontext):  # nbgrader's work, already done
-        def __init__(self, root, jobs, timeout, log, sandbox, workers):
+        def __init__(self, root, jobs, timeout, log, sandbox, workers, notebook_timeout):
             super().__init__(self)
-            assert not sandbox and workers == 2
+            assert not sandbox and workers == 2 and notebook_timeout == ag.NOTEBOOK_TIMEOUT
             for k, todo in jobs:
                 assert (Path(root) / str(k) / "source" / NAME / TEACHER.name).exists()
                 assert list(todo) == [NAME]
@@ -192,7 +201,8 @@ def test_a_course_whose_grades_cannot_be_read_costs_only_its_students(course, mo
         def wait(self, k):
             pass
 
-    def scores(course_dir, name, sids, grading=None, problems=None, notes=None):
+    def scores(course_dir, name, sids, grading=None, problems=None, notes=None,
+               totals=None):
         if sids == ["s02"]:
             raise sqlite3.DatabaseError("file is not a database")
         return {sid: {"test_perceptron_step": 2.0, "test_train": 0.0, "why": None,
@@ -210,11 +220,11 @@ def test_a_course_whose_grades_cannot_be_read_costs_only_its_students(course, mo
     with open(out, newline="") as f:
         assert next(csv.DictReader(f))["note"] == ag.NO_SANDBOX
     assert [(r["student"], r["cell"], r["score"], r["note"]) for r in rows[1:]] == [
-        ("s02", "test_perceptron_step", None, ag.NOT_GRADED),
-        ("s02", "test_train", None, ag.NOT_GRADED),
-        ("s02", "why", None, ag.NOT_GRADED),
-        ("s02", "which_theorem", None, ag.NOT_GRADED),
-        ("s02", "total", None, ag.NOT_GRADED),
+        ("s02", "test_perceptron_step", 0.0, ag.UNREADABLE_GRADES),
+        ("s02", "test_train", 0.0, ag.UNREADABLE_GRADES),
+        ("s02", "why", 0.0, ag.UNREADABLE_GRADES),
+        ("s02", "which_theorem", 0.0, ag.UNREADABLE_GRADES),
+        ("s02", "total", 0.0, ag.UNREADABLE_GRADES),
         ("s01", "test_perceptron_step", 2.0, ""),
         ("s01", "test_train", 0.0, ""),
         ("s01", "why", None, "graded by hand"),
@@ -277,3 +287,209 @@ def test_only_the_registry_goes_beside_the_grading_version_into_the_course(cours
 def test_workers_must_be_a_whole_number(course, workers):
     with pytest.raises(ValueError, match="workers must be a whole number"):
         autograde(course["grading"], course["submitted"], workers=workers)
+
+
+def test_one_worker_grades_several_courses(tmp_path):
+    """A worker reports each course it has graded and goes on to the next: one process
+    grades them all (the name of its pipe was once reused, and it died after the first)."""
+    import collections
+    import importlib
+
+    ag = importlib.import_module("booktools.homework.autograde")
+    for k in range(3):
+        (tmp_path / str(k)).mkdir()  # no source: nbgrader fails fast, the worker lives
+    jobs = [(k, {NAME: []}) for k in range(3)]
+    log = collections.deque(maxlen=100)
+    with ag._Workers(tmp_path, jobs, 60, log, False, 1) as workers:
+        for k in range(3):
+            workers.wait(k)
+        assert len(workers.children) == 1
+    assert not any("died" in line for line in log), list(log)
+    for k in range(3):
+        assert json.loads((tmp_path / str(k) / ag.RESULTS).read_text())[NAME]
+
+
+def hostile_course(tmp_path, ids):
+    """A grading version per student of ``ids`` (the fixture's), and their empty
+    folders of submissions; ``(grading, submitted, student version)``."""
+    grading, student = tmp_path / "grading", tmp_path / "student"
+    hw.release(TEACHER, student, grading=grading)
+    values = grading / f"{NAME}.expected.json"
+    for sid in ids:
+        (grading / sid).mkdir()
+        shutil.copy(grading / TEACHER.name, grading / sid / TEACHER.name)
+        shutil.copy(values, grading / sid / values.name)
+        (tmp_path / "submitted" / sid / NAME).mkdir(parents=True)
+    (grading / TEACHER.name).unlink()
+    values.unlink()
+    return grading, tmp_path / "submitted", nbformat.read(student / TEACHER.name, 4)
+
+
+def test_hostile_files_cost_only_their_own_row(tmp_path):
+    """Whatever lies at ``ID/NAME/NAME.ipynb`` is read through the one gate: a FIFO, a
+    link to /dev/zero, a link (absolute or relative) or a hard link to the student's own
+    grading version, a folder, a file too large, JSON nested 100,000 deep, a student
+    folder that links to another's: each scores zero with a note, at once, and the run
+    writes every roster row and ends with status 0."""
+    attacks = ["fifo", "dev-zero", "link-abs", "link-rel", "hard-link", "folder", "huge",
+               "deep-json", "linked-folder", "not-json"]
+    grading, sub, _ = hostile_course(tmp_path, attacks)
+
+    def place(sid):
+        return sub / sid / NAME / TEACHER.name
+
+    own = {sid: grading / sid / TEACHER.name for sid in attacks}
+    os.mkfifo(place("fifo"))
+    place("dev-zero").symlink_to("/dev/zero")
+    place("link-abs").symlink_to(own["link-abs"])
+    place("link-rel").symlink_to(os.path.relpath(own["link-rel"], place("link-rel").parent))
+    os.link(own["hard-link"], place("hard-link"))
+    place("folder").mkdir()
+    with open(place("huge"), "wb") as f:
+        f.truncate(64 << 30)  # sparse
+    place("deep-json").write_bytes(b"[" * 100_000 + b"]" * 100_000)
+    shutil.rmtree(sub / "linked-folder")
+    (sub / "linked-folder").symlink_to(tmp_path / "grading" / "link-abs", target_is_directory=True)
+    place("not-json").write_text("{ not json")
+    out = tmp_path / "grades.csv"
+    run = subprocess.run([sys.executable, "-m", "booktools", "autograde", str(grading),
+                          str(sub), "--notebooks", NAME, "--out", str(out)],
+                         capture_output=True, text=True, timeout=600)
+    assert run.returncode == 0, run.stderr
+    with open(out, newline="") as f:
+        rows = list(csv.DictReader(f))
+    totals = {r["student"]: (r["score"], r["note"]) for r in rows if r["cell"] == "total"}
+    assert sorted(totals) == sorted(attacks)
+    notes = {sid: note for sid, (score, note) in totals.items() if score == "0.0"}
+    assert sorted(notes) == sorted(attacks), totals
+    assert "symbolic link" in notes["dev-zero"] and "symbolic link" in notes["link-rel"]
+    assert notes["link-abs"] == notes["dev-zero"]
+    assert notes["fifo"].startswith("a FIFO") and notes["folder"].startswith("a folder")
+    assert "hard link" in notes["hard-link"] and notes["huge"].startswith("larger than")
+    assert "nested deeper" in notes["deep-json"] and "not valid JSON" in notes["not-json"]
+    assert notes["linked-folder"].startswith("not read") or "symbolic link" in notes[
+        "linked-folder"]
+    assert len(rows) == 5 * len(attacks)  # four graded cells and the total, each
+
+
+def metadata_attacks(nb):
+    """Submissions whose nbgrader metadata is not the grading version's."""
+    import copy
+
+    def edited(change):
+        out = copy.deepcopy(nb)
+        change(out)
+        return out
+
+    def test_cell(out):
+        return next(c for c in out.cells if c.metadata.get("nbgrader", {}).get("grade")
+                    and c.cell_type == "code")
+
+    def duplicate(out):
+        test_cell(out).metadata.nbgrader["grade_id"] = "perceptron_step"
+
+    def not_graded(out):
+        test_cell(out).metadata.nbgrader.update(grade=False, points=100)
+
+    def inserted(out):
+        out.cells.insert(1, nbformat.v4.new_code_cell(
+            "pass", metadata={"nbgrader": dict(test_cell(out).metadata.nbgrader)}))
+
+    def unknown(out):
+        out.cells.insert(1, nbformat.v4.new_code_cell("pass", metadata={"nbgrader": {
+            "grade": True, "grade_id": "mine", "points": 50, "locked": True,
+            "solution": False, "schema_version": 3}}))
+
+    def retyped(out):
+        cell = next(c for c in out.cells if c.metadata.get("nbgrader", {}).get("solution")
+                    and c.cell_type == "markdown")
+        cell.cell_type = "raw"
+
+    return {"duplicate-id": edited(duplicate), "grade-false": edited(not_graded),
+            "inserted-id": edited(inserted), "unknown-id": edited(unknown),
+            "retyped": edited(retyped)}
+
+
+def test_changed_grading_metadata_is_a_zero_not_a_manual_grade(tmp_path):
+    """A duplicate ``grade_id``, a test cell set to ``grade: false`` with 100 points, a
+    cell inserted with a test cell's id or with an id of its own, a written answer made a
+    raw cell: nbgrader would fail (or grade what the student chose), so each is a zero
+    with a note before nbgrader runs, never "not graded"."""
+    ids = ["duplicate-id", "grade-false", "inserted-id", "unknown-id", "retyped"]
+    grading, sub, student = hostile_course(tmp_path, ids)
+    for sid, nb in metadata_attacks(student).items():
+        nbformat.write(nb, sub / sid / NAME / TEACHER.name)
+    rows, problems = autograde(grading, sub, notebooks=[NAME])
+    notes = {r["student"]: (r["score"], r["note"]) for r in rows if r["cell"] == "total"}
+    assert sorted(notes) == sorted(ids)
+    for sid, (score, note) in notes.items():
+        assert score == 0.0 and note.startswith("not gradable: "), (sid, note)
+    assert "more than one cell" in notes["duplicate-id"][1]
+    assert "differs from the grading version" in notes["grade-false"][1]
+    assert "no cell of the grading version" in notes["unknown-id"][1]
+
+
+def test_an_nbgrader_failure_is_a_zero_with_a_note(course, monkeypatch):
+    """nbgrader fails on s01's submission, the worker grading s02 dies: each scores zero
+    with a note that says which; only an assignment nbgrader cannot make from the
+    grading version leaves a student without a score."""
+    import importlib
+
+    ag = importlib.import_module("booktools.homework.autograde")
+    for sid in ("s01", "s02"):
+        target = course["submitted"] / sid / NAME / TEACHER.name
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy(course["student"] / TEACHER.name, target)
+
+    class Workers(contextlib.nullcontext):
+        def __init__(self, root, jobs, *args):
+            super().__init__(self)
+            for k, todo in jobs:
+                if todo[NAME] == ["s01"]:  # s02's course has no results: its worker died
+                    (Path(root) / str(k) / ag.RESULTS).write_text(json.dumps({NAME: {
+                        "generate_assignment": None, "autograde": {"s01": "    boom"},
+                        "kernel_failed": []}}))
+
+        def wait(self, k):
+            pass
+
+    monkeypatch.setattr(ag, "_Workers", Workers)
+    monkeypatch.setattr(ag, "_read_scores", lambda course, name, sids, *a, **k:
+                        dict.fromkeys(sids))
+    rows, problems = autograde(course["grading"], course["submitted"], sandbox=False)
+    assert totals(rows) == {("s01", NAME): (0.0, 3.0, ag.NBGRADER_FAILED),
+                            ("s02", NAME): (0.0, 3.0, ag.WORKER_DIED)}
+    assert any("boom" in p for p in problems)
+
+
+@pytest.mark.parametrize("sid", ["..", ".", ".hidden", "-rf", "a" * 300, "a/b", "", "é"])
+def test_unsafe_student_ids_are_refused(course, tmp_path, sid):
+    """A student id names folders: only letters, digits, '.', '_' and '-', not starting
+    with '.' or '-', at most 64 characters; anything else is refused in one line, from a
+    roster or from the caller."""
+    roster = tmp_path / "roster.csv"
+    roster.write_text(f"id\ns01\n{sid}\n" if sid else "id\ns01\n\"\"\n")
+    if sid:
+        with pytest.raises(ValueError, match="student id") as caught:
+            hw.read_roster(roster)
+        assert "\n" not in str(caught.value)
+    with pytest.raises(ValueError, match="student id"):
+        autograde(course["grading"], course["submitted"], students=["s01", sid])
+    with pytest.raises(ValueError, match="student id"):
+        hw.derive_seed("5b1f0c9e83d2a7461e9f03c2b8d57a6e0f4c1b9a2d8e7f3065a4c3b2e1d0f9a8",
+                       "homework1", sid)
+
+
+def test_submission_folders_with_unsafe_names_cost_only_themselves(tmp_path):
+    """In a course variant the students are the folders of the submissions, names that
+    come from outside: one named ``-rf`` or of 200 characters is reported and not graded,
+    and the others are."""
+    grading, student = tmp_path / "grading", tmp_path / "student"
+    hw.release(TEACHER, student, grading=grading)
+    sub = tmp_path / "submitted"
+    for sid in ("-rf", "a" * 200, "s01"):
+        (sub / sid / NAME).mkdir(parents=True)
+        (sub / sid / NAME / TEACHER.name).write_text("{ not json")
+    rows, problems = autograde(grading, sub, notebooks=[NAME])
+    assert {r["student"] for r in rows} == {"s01"}
+    assert sum("is not a safe student id, not graded" in p for p in problems) == 2

@@ -1,5 +1,7 @@
 """The course secret: generated, read from a file or the environment (never the command
-line), at least 128 bits by a rough estimate, stretched with scrypt."""
+line), at least 128 bits by a rough estimate, not found by a search of patterns, words
+and hashes of words in under 2**80 guesses, written nowhere in the repository or its
+website, and stretched with scrypt. Student ids are safe names of folders."""
 
 import base64
 import hashlib
@@ -17,9 +19,11 @@ import pytest
 from booktools import homework as hw
 from booktools.homework import cli
 from booktools.homework.variants import (
+    MIN_GUESS_BITS,
     MIN_SECRET_BITS,
     SECRET_ENV,
     check_secret,
+    guess_bits,
     new_secret,
     read_secret,
     secret_bits,
@@ -84,11 +88,14 @@ def test_digits_uuids_and_short_base64_count_what_they_hold():
 
 
 def test_read_secret_from_file_or_environment(tmp_path):
+    import secrets
+
+    strong = secrets.token_hex(32)  # STRONG is written here: published, so refused
     path = tmp_path / "secret"
-    path.write_text(STRONG + "\n")
+    path.write_text(strong + "\n")
     path.chmod(0o600)
-    assert read_secret(path, environ={}) == STRONG
-    assert read_secret(environ={SECRET_ENV: f" {STRONG}\n"}) == STRONG
+    assert read_secret(path, environ={}) == strong
+    assert read_secret(environ={SECRET_ENV: f" {strong}\n"}) == strong
     with pytest.raises(ValueError, match=SECRET_ENV):
         read_secret(environ={})
     path.chmod(0o640)
@@ -127,12 +134,95 @@ def test_the_command_line_never_takes_the_secret(tmp_path, monkeypatch, capsys):
 
 @pytest.mark.homework
 def test_release_reads_the_secret_from_the_environment(tmp_path, monkeypatch):
-    monkeypatch.setenv(SECRET_ENV, STRONG)
+    import secrets
+
+    strong = secrets.token_hex(32)  # one written in the repository would be refused
+    monkeypatch.setenv(SECRET_ENV, strong)
     src = ROOT / "book" / "homework" / "homework1.ipynb"
     assert cli.main(["release", str(src), str(tmp_path / "out"), "--seed"]) == 0
     nb = nbformat.read(tmp_path / "out" / src.name, 4)
     params = nb.cells[hw.variants.parameters_index(nb)].source
-    assert f"SEED = {hw.derive_seed(STRONG, src.stem)}\n" in params
+    assert f"SEED = {hw.derive_seed(strong, src.stem)}\n" in params
     for p in (tmp_path / "out").rglob("*"):
-        assert STRONG.encode() not in p.read_bytes()
-    assert os.environ[SECRET_ENV] == STRONG  # read, not consumed
+        assert strong.encode() not in p.read_bytes()
+    assert os.environ[SECRET_ENV] == strong  # read, not consumed
+
+
+def test_a_published_secret_is_refused(tmp_path):
+    """The demonstration secret that "For teachers" prints, and any text of the
+    repository, is no course secret: read_secret refuses it as written, in upper case,
+    and as the hex of its bytes, though its characters look random."""
+    demo = re.search(r'DEMO_SECRET = "([0-9a-f]{64})"',
+                     (ROOT / "book" / "teachers.md").read_text())[1]
+    assert secret_bits(demo) == 256
+    check_secret(demo)  # random-looking: only its being published gives it away
+    path = tmp_path / "secret"
+    for text in (demo, demo.upper()):
+        path.write_text(text + "\n")
+        path.chmod(0o600)
+        with pytest.raises(ValueError, match="published: .*teachers.md"):
+            read_secret(path, environ={})
+    with pytest.raises(ValueError, match="published"):
+        read_secret(environ={SECRET_ENV: demo})
+    phrase = "a secret written out in the book as its own hex, for a test only"
+    planted = tmp_path / "repo"
+    (planted / "notes").mkdir(parents=True)
+    (planted / "notes" / "x.md").write_text(phrase.encode().hex())
+    with pytest.raises(ValueError, match="published"):
+        read_secret(environ={SECRET_ENV: phrase}, roots=[planted])
+    fresh = new_secret(tmp_path / "fresh")
+    assert read_secret(fresh) == fresh.read_text().strip()
+
+
+@pytest.mark.parametrize("weak", [
+    "0123456789abcdef" * 4,  # sequences, repeated
+    "fedcba9876543210" * 4,
+    "0f" * 32,
+    hashlib.sha256(b"perceptron").hexdigest(),  # the digest of a word of the book
+    hashlib.sha256(b"secret\n").hexdigest(),  # echo secret | sha256sum
+    hashlib.sha256(b"ml").hexdigest(),  # a short text
+    hashlib.md5(b"Homework").hexdigest(),
+    hashlib.sha512(b"teacher").hexdigest(),
+    hashlib.sha1(b"x9").hexdigest(),
+])
+def test_guessable_secrets_are_refused(weak):
+    """Patterns, and hex digests of words or short texts (which look like 128 to 512
+    random bits to a count of characters), are found by a search in far under 2**80
+    guesses."""
+    assert guess_bits(weak) < MIN_GUESS_BITS
+    with pytest.raises(ValueError, match="too weak"):
+        check_secret(weak)
+
+
+def test_random_secrets_cost_far_more_than_the_floor():
+    """Random keys in the usual encodings keep almost all their bits in the search's
+    estimate: a pattern found by chance costs a few bits, never the floor's margin."""
+    rng = random.Random(2)
+    for _ in range(200):
+        raw = rng.getrandbits(256).to_bytes(32, "big")
+        assert guess_bits(raw.hex()) > 230
+        assert guess_bits(base64.b64encode(raw).decode()) > 230
+        assert guess_bits(raw[:16].hex()) > 100  # 128 random bits
+
+
+def test_a_release_for_an_unsafe_id_writes_nothing(tmp_path):
+    """Per-student folders are named by the id: a release whose roster holds ``..``
+    stops before it writes anything, inside or outside its folder."""
+    src = ROOT / "book" / "homework" / "homework1.ipynb"
+    out = tmp_path / "course" / "student"
+    with pytest.raises(ValueError, match="student id"):
+        hw.release(src, out, grading=tmp_path / "course" / "grading", seed=STRONG,
+                   students=["s01", ".."])
+    assert not any(tmp_path.rglob("*.json")) and not any(tmp_path.rglob("*.ipynb"))
+
+
+def test_student_paths_stay_in_their_folder(tmp_path):
+    from booktools.homework.variants import student_path
+
+    assert student_path(tmp_path, "s01", "hw.ipynb") == tmp_path / "s01" / "hw.ipynb"
+    for sid, parts in ((".", ()), ("..", ()), ("s01", ("..", "s02")), ("s01", ("/etc",))):
+        with pytest.raises(ValueError):
+            student_path(tmp_path, sid, *parts)
+    (tmp_path / "s03").symlink_to(tmp_path.parent)
+    with pytest.raises(ValueError, match="leaves"):
+        student_path(tmp_path, "s03", "x")

@@ -13,12 +13,19 @@ honest and the victim students keep their full marks, and nothing outside the ru
 changes. Where an attack would gain only if it reached something it must not (a
 solution on disk, the teacher's secret), the attack cell pastes in the teacher's
 solution when it succeeds: its score of zero shows that it did not.
+
+:class:`TestHostileClass` grades a class of the small fixture homework in which the
+attacks are the files themselves (FIFOs, links, parser bombs, grading metadata changed)
+or what the kernel sends (a message nested 100,000 deep), beside honest students: the
+run ends with status 0, every roster row written, each attack a zero with a note (or
+full marks, where only a message was hostile), the honest students full marks.
 """
 
 import copy
 import csv
 import hashlib
 import os
+import shutil
 import subprocess
 import sys
 import textwrap
@@ -142,7 +149,17 @@ while True:
         "sleep-forever": "import time\ntime.sleep(10**6)",
         "allocate-20GiB": "hog = bytearray(20 * 2**30)\nhog[::4096] = b'x' * len(hog[::4096])",
         "output-100MB": "for _ in range(100):\n    print('x' * 10**6)",
+        "iopub-bomb": IOPUB_BOMB,
     }
+
+
+#: A message nested 100,000 deep, sent as the kernel's output (the grader's JSON parser
+#: would exhaust its recursion on it).
+IOPUB_BOMB = """
+from ipykernel.kernelbase import Kernel
+kernel = Kernel.instance()
+kernel.session.send(kernel.iopub_socket, "display_data", b"[" * 100_000 + b"]" * 100_000,
+                    parent=kernel.get_parent())"""
 
 
 WRONG = {  # wrong answers for the monkeypatch attack (by grade id)
@@ -184,7 +201,7 @@ def tree(path):
 #: Attacks on the sandbox's limits that a student with the right answers makes too: the
 #: attack cell fails (time, output, memory), grading of the notebook goes on, and the
 #: answers earn their marks.
-HONEST_LIMITS = ("sleep-forever", "allocate-20GiB", "output-100MB")
+HONEST_LIMITS = ("sleep-forever", "allocate-20GiB", "output-100MB", "iopub-bomb")
 
 
 @pytest.fixture(scope="module")
@@ -269,3 +286,82 @@ def test_nothing_outside_the_run_changed(graded):
 def test_grades_file_holds_no_secret(graded):
     text = "".join(",".join(r.values()) for r in graded["rows"])
     assert SECRET not in text and "BEGIN SOLUTION" not in text
+
+
+FIXTURE = ROOT / "tests" / "fixtures" / "homework" / "teacher" / "fixture1.ipynb"
+
+
+class TestHostileClass:
+    """Hostile files and a hostile kernel beside honest students, in one real run."""
+
+    @pytest.fixture(scope="class")
+    def run(self, tmp_path_factory):
+        from test_autograde import metadata_attacks
+
+        tmp = tmp_path_factory.mktemp("hostile")
+        name = FIXTURE.stem
+        teacher = nbformat.read(FIXTURE, 4)
+        hw.release(FIXTURE, tmp / "student", grading=tmp / "grading")
+        student = nbformat.read(tmp / "student" / FIXTURE.name, 4)
+        solved = {c.metadata.nbgrader["grade_id"]: c.source for c in teacher.cells
+                  if hw.is_solution_cell(c)}
+        right = with_answers(student, solved)
+        setup = next(i for i, c in enumerate(right.cells) if c.cell_type == "code")
+        subs = {"honest": right, "honest-too": right}
+        for sid, source in (("iopub-bomb", IOPUB_BOMB),
+                            ("sleeper", "import time\ntime.sleep(10**6)")):
+            subs[sid] = copy.deepcopy(right)
+            subs[sid].cells.insert(setup + 1, new_code_cell(source))
+        subs["duplicate-id"] = metadata_attacks(right)["duplicate-id"]
+        files = ["fifo", "link-own", "hard-link", "deep-json", "dev-zero"]
+        roster = [*subs, *files]
+        grading = tmp / "grading"
+        values = grading / f"{name}.expected.json"
+        for sid in roster:
+            (grading / sid).mkdir()
+            shutil.copy(grading / FIXTURE.name, grading / sid / FIXTURE.name)
+            shutil.copy(values, grading / sid / values.name)
+            (tmp / "submitted" / sid / name).mkdir(parents=True)
+        (grading / FIXTURE.name).unlink()
+        values.unlink()
+        for sid, nb in subs.items():
+            nbformat.write(nb, tmp / "submitted" / sid / name / FIXTURE.name)
+
+        def place(sid):
+            return tmp / "submitted" / sid / name / FIXTURE.name
+
+        os.mkfifo(place("fifo"))
+        place("link-own").symlink_to(grading / "link-own" / FIXTURE.name)
+        os.link(grading / "hard-link" / FIXTURE.name, place("hard-link"))
+        place("deep-json").write_bytes(b'{"cells": ' + b"[" * 100_000 + b"]" * 100_000 + b"}")
+        place("dev-zero").symlink_to("/dev/zero")
+        out = tmp / "grades.csv"
+        done = subprocess.run(
+            [sys.executable, "-m", "booktools", "autograde", str(grading),
+             str(tmp / "submitted"), "--out", str(out), "--timeout", "300",
+             "--notebook-timeout", "60", "--workers", "2"],
+            cwd=tmp, capture_output=True, text=True, timeout=1800)
+        with open(out, newline="") as f:
+            rows = list(csv.DictReader(f))
+        return {"done": done, "rows": rows, "roster": roster,
+                "totals": {r["student"]: r for r in rows if r["cell"] == "total"}}
+
+    def test_every_row_is_written_and_the_status_is_zero(self, run):
+        assert run["done"].returncode == 0, run["done"].stderr[-3000:]
+        assert sorted(run["totals"]) == sorted(run["roster"])
+        assert len(run["rows"]) == 5 * len(run["roster"])
+        assert all(score(t) is not None for t in run["totals"].values())
+
+    @pytest.mark.parametrize("sid", ["honest", "honest-too", "iopub-bomb"])
+    def test_honest_answers_keep_full_marks(self, run, sid):
+        total = run["totals"][sid]
+        assert score(total) == float(total["max_score"]) == 3.0, (
+            total, run["done"].stderr[-3000:])
+
+    @pytest.mark.parametrize("sid, note", [
+        ("fifo", "a FIFO"), ("link-own", "a symbolic link"), ("hard-link", "hard link"),
+        ("deep-json", "nested deeper"), ("dev-zero", "a symbolic link"),
+        ("duplicate-id", "not gradable"), ("sleeper", "time limit")])
+    def test_each_attack_is_a_zero_with_a_note(self, run, sid, note):
+        total = run["totals"][sid]
+        assert score(total) == 0.0 and note in total["note"], total

@@ -11,7 +11,9 @@ is missing (``make unit`` installs it as root with apt), and fail then under
 import asyncio
 import json
 import os
+import shutil
 import socket
+import subprocess
 import time
 from pathlib import Path
 
@@ -23,6 +25,7 @@ from traitlets.config import Config
 
 from booktools.homework import sandbox
 from booktools.homework.sandbox import LIMITS, OUTPUT_CAP, SandboxKernelManager
+from booktools.kernels import STARTUP_TIMEOUT
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -50,6 +53,7 @@ def run(folder, *cells, timeout=20, group=None, **limits):
                                               "group_limits": group or {}}})
     client = CappedClient(nb, kernel_manager_class=SandboxKernelManager, config=config,
                           kernel_name="python3", timeout=timeout, interrupt_on_timeout=True,
+                          startup_timeout=STARTUP_TIMEOUT,
                           allow_errors=True, resources={"metadata": {"path": str(folder)}})
     client.execute()
     return nb
@@ -262,9 +266,11 @@ def test_100_mb_of_output_is_cut(tmp_path):
 def client(folder, *cells, **traits):
     """An unstarted capped client of ``cells`` in ``folder``'s sandbox."""
     nb = new_notebook(cells=[new_code_cell(c) for c in cells])
-    return CappedClient(nb, kernel_manager_class=SandboxKernelManager, timeout=20,
+    return CappedClient(nb, kernel_manager_class=SandboxKernelManager,
                         kernel_name="python3", allow_errors=True,
-                        resources={"metadata": {"path": str(folder)}}, **traits)
+                        startup_timeout=STARTUP_TIMEOUT,
+                        resources={"metadata": {"path": str(folder)}},
+                        **{"timeout": 20, **traits})
 
 
 def test_display_updates_and_widget_state_are_bounded_too(tmp_path):
@@ -351,7 +357,7 @@ try:
 except OSError as exc:
     print(n, exc.errno)""")
     assert printed(nb.cells[0]) == "True\n"
-    assert printed(nb.cells[1]) == f"{sandbox.TMP_SIZE // (64 << 20) - 1} 28\n"  # ENOSPC
+    assert printed(nb.cells[1]) == f"{sandbox.STORE_SIZE // (64 << 20) - 1} 28\n"  # ENOSPC
     assert list(tmp_path.iterdir()) == []
 
 
@@ -373,7 +379,7 @@ def test_a_missing_sandbox_is_one_line_on_how_to_install_it(monkeypatch, tmp_pat
 
 
 def test_what_it_writes_is_bounded(tmp_path):
-    """The home folder and /tmp are in memory, each of :data:`TMP_SIZE` bytes."""
+    """The home folder and /tmp are in memory, one tmpfs of :data:`STORE_SIZE` bytes."""
     nb = run(tmp_path, *(f"""\
 chunk, n = b'x' * (16 << 20), 0
 try:
@@ -385,5 +391,206 @@ except OSError as exc:
     print(n, exc.errno)""" for where in ("big.bin", "/tmp/big.bin")))
     for cell in nb.cells:
         chunks, errno = printed(cell).split()
-        assert int(chunks) * (16 << 20) <= sandbox.TMP_SIZE and int(errno) in (27, 28)
+        assert int(chunks) * (16 << 20) <= sandbox.STORE_SIZE and int(errno) in (27, 28)
     assert list(tmp_path.iterdir()) == []
+
+
+# --- nothing the sandbox writes reaches the host, and one cap on all it can store ---
+
+STORE_PROBE = """\
+import ctypes, errno, json, os
+found = {}
+for where in ("/x", "/dev/x", "/usr/x", "/proc/x"):
+    try:
+        open(where, "w").close()
+        found[where] = "written"
+    except OSError as exc:
+        found[where] = errno.errorcode[exc.errno]
+total, chunk = 0, b"x" * (8 << 20)
+for where in ("fill", "/tmp/fill", "/dev/shm/fill"):
+    try:
+        with open(where, "wb") as f:
+            while True:
+                f.write(chunk)
+                f.flush()
+                total += len(chunk)
+    except OSError as exc:
+        found[where] = errno.errorcode[exc.errno]
+found["stored"] = total
+try:
+    os.memfd_create("m")
+    found["memfd"] = "made"
+except OSError as exc:
+    found["memfd"] = errno.errorcode[exc.errno]
+libc = ctypes.CDLL(None, use_errno=True)
+for call in ("shmget", "msgget"):
+    made = getattr(libc, call)(0, *((1 << 20, 0o1600) if call == "shmget" else (0o1600,)))
+    found[call] = "made" if made >= 0 else errno.errorcode[ctypes.get_errno()]
+rt = ctypes.CDLL("librt.so.1", use_errno=True)
+made = rt.mq_open(b"/q", os.O_CREAT | os.O_RDWR, 0o600, None)
+found["mq_open"] = "made" if made >= 0 else errno.errorcode[ctypes.get_errno()]
+print(json.dumps(found))"""
+
+
+def check_store(found):
+    assert {found[w] for w in ("/x", "/dev/x", "/usr/x")} == {"EROFS"}, found
+    assert found["/proc/x"] in ("EACCES", "ENOENT", "EROFS", "EPERM"), found
+    assert found["fill"] in ("ENOSPC", "EFBIG") and found["stored"] <= sandbox.STORE_SIZE, found
+    assert {found["/tmp/fill"], found["/dev/shm/fill"]} == {"ENOSPC"}, found
+    for call in ("memfd", "shmget", "msgget"):
+        assert found[call] == "ENOSYS", (call, found)
+    assert found["mq_open"] != "made", found
+
+
+def test_the_kernel_writes_only_to_its_one_capped_tmpfs(tmp_path):
+    """No folder or file of the host is bound writable (the connection folder and the
+    copies of the notebook's files are in the sandbox's tmpfs), the root, /dev and /usr
+    are read-only, and the home folder, /tmp and /dev/shm share one tmpfs of STORE_SIZE
+    bytes; memfd, System V shared memory and message queues and POSIX message queues,
+    which would hold data outside it, are refused."""
+    (tmp_path / "work").mkdir()
+    (tmp_path / "work" / "answers.json").write_text("{}")
+    nb = run(tmp_path / "work", """\
+import json
+mounts = []
+for line in open("/proc/self/mountinfo"):
+    fields = line.split()
+    mounts.append((fields[4], fields[5].split(",")[0], line.split(" - ")[1].split()[0]))
+print(json.dumps(mounts))""", "open('answers.json', 'a').write('changed')", STORE_PROBE)
+    mounts = json.loads(printed(nb.cells[0]))
+    writable = {(point, kind) for point, opts, kind in mounts if opts == "rw"}
+    # writable: the store (tmpfs), /proc, and the devices bound from the host's
+    assert {point for point, kind in writable if kind == "tmpfs"} == {sandbox.STORE}, mounts
+    assert {point for point, kind in writable if kind not in ("tmpfs", "proc")} <= {
+        f"/dev/{name}" for name in sandbox.DEVICES}, mounts
+    check_store(json.loads(printed(nb.cells[2])))
+    assert (tmp_path / "work" / "answers.json").read_text() == "{}"
+    assert sorted(p.name for p in tmp_path.rglob("*")) == ["answers.json", "work"]
+
+
+def test_as_another_user_the_same_caps_hold(tmp_path):
+    """The sandbox as a user who is not root (nobody, through setpriv): bwrap makes a
+    user namespace, and the same read-only root and one capped tmpfs hold. The kernel's
+    Python (a venv under /root, closed to other users) cannot run as nobody here, so the
+    probe is the system's Python, without the venv's folders."""
+    python = "/usr/bin/python3"
+    if not (os.geteuid() == 0 and shutil.which("setpriv") and os.access(python, os.X_OK)):
+        pytest.skip("needs root (to become another user) and /usr/bin/python3")
+    seccomp = sandbox._seccomp_fd()
+    fds = () if seccomp is None else (seccomp,)
+    cmd = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "--"]
+    cmd += sandbox._sandbox_cmd(65534, seccomp_fd=seccomp, root=False, readonly=[])
+    cmd += [python, "-c", STORE_PROBE]
+    try:
+        done = subprocess.run(cmd, capture_output=True, text=True, timeout=120, pass_fds=fds,
+                              cwd=tmp_path)
+    finally:
+        for fd in fds:
+            os.close(fd)
+    if done.returncode != 0 and "namespace" in done.stderr:
+        pytest.skip(f"no user namespaces for other users here: {done.stderr.strip()}")
+    assert done.returncode == 0, done.stderr
+    check_store(json.loads(done.stdout))
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_the_seccomp_program_refuses_what_it_names():
+    """The filter is a classic BPF program: its first entries check the architecture,
+    and it ends with ALLOW and ERRNO(ENOSYS)."""
+    import struct
+
+    for machine, (audit, calls) in sandbox.SECCOMP.items():
+        program = sandbox.seccomp_program(machine)
+        ops = list(struct.iter_unpack("=HBBI", program))
+        assert ops[1][3] == audit and ops[-2] == (6, 0, 0, 0x7FFF0000)
+        assert ops[-1] == (6, 0, 0, 0x00050000 | 38)
+        assert {k for code, _, _, k in ops if code == 0x15} >= set(calls.values())
+    assert sandbox.seccomp_program("vax") is None
+
+
+# --- an interrupt never waits forever; a message that cannot be read is dropped ---
+
+DROP_REPLY = """\
+from ipykernel.kernelbase import Kernel
+kernel = Kernel.instance()
+send = kernel.session.send
+def dropping(stream, msg_or_type, *args, **kwargs):
+    if msg_or_type == "execute_reply":  # this cell's reply, once
+        kernel.session.send = send
+        return None
+    return send(stream, msg_or_type, *args, **kwargs)
+kernel.session.send = dropping"""
+
+
+@pytest.mark.timeout(180)
+def test_a_reply_lost_after_an_interrupt_ends_the_cell(tmp_path):
+    """The kernel ends a cell without its reply: at the cell's time limit the client
+    interrupts, the idle kernel ignores it, and INTERRUPT_WAIT seconds later the cell
+    gets an error reply of ours and the next cell runs (nbclient alone would interrupt
+    again at every time limit, for ever)."""
+    start = time.monotonic()
+    c = client(tmp_path, DROP_REPLY, "print('next')", timeout=3, interrupt_on_timeout=True,
+               iopub_timeout=30)  # the next cell's output all in, on a busy machine
+    c.execute()
+    nb = c.nb
+    assert error(nb.cells[0]) == sandbox.REPLY_LOST
+    assert printed(nb.cells[1]) == "next\n", nb.cells[1].outputs
+    assert time.monotonic() - start < 3 + sandbox.INTERRUPT_WAIT + 60
+
+
+@pytest.mark.timeout(180)
+def test_a_kernel_that_ignores_the_interrupt_is_shut_down(tmp_path):
+    """Past the output cap the kernel is interrupted; one that ignores SIGINT and sleeps
+    is taken for dead INTERRUPT_WAIT seconds later, not at the cell's time limit."""
+    start = time.monotonic()
+    with pytest.raises(DeadKernelError):
+        run(tmp_path, "import signal, time\nsignal.signal(signal.SIGINT, signal.SIG_IGN)\n"
+                      f"print('x' * {2 * OUTPUT_CAP}, flush=True)\ntime.sleep(10**6)",
+            timeout=150)
+    assert time.monotonic() - start < 100
+
+
+@pytest.mark.parametrize("raw", [b"[" * 100_000 + b"]" * 100_000,
+                                 b'{"data": ' + b'{"a": ' * 200 + b"1" + b"}" * 201,
+                                 b"not json", b"\xff\xfe"])
+def test_a_message_that_cannot_be_read_is_dropped(tmp_path, raw):
+    """An IOPub message nested 100,000 (or 200) deep, or not JSON at all, never
+    reaches the client's parser's recursion: it is dropped and the next cell runs."""
+    nb = run(tmp_path, f"""\
+from ipykernel.kernelbase import Kernel
+kernel = Kernel.instance()
+kernel.session.send(kernel.iopub_socket, "display_data", {raw!r}, parent=kernel.get_parent())
+print("sent")""", "print('next')")
+    assert printed(nb.cells[0]) == "sent\n"
+    assert printed(nb.cells[1]) == "next\n"
+
+
+def test_a_notebook_has_a_time_limit_of_its_own(tmp_path):
+    """Past ``notebook_timeout`` seconds in all, the cells left are not run (an error
+    output each), and the cell running then stops at the limit."""
+    cells = ["import time; time.sleep(1); print('ran')"] * 3 + ["time.sleep(60)"] + \
+        ["print('not run')"] * 3
+    c = client(tmp_path, *cells, notebook_timeout=8, timeout=120, interrupt_on_timeout=True)
+    start = time.monotonic()
+    c.execute()
+    assert time.monotonic() - start < 8 + sandbox.INTERRUPT_WAIT + 30
+    assert [printed(cell) for cell in c.nb.cells[:3]] == ["ran\n"] * 3
+    assert error(c.nb.cells[3]) == "KeyboardInterrupt"
+    assert [error(cell) for cell in c.nb.cells[4:]] == [sandbox.NOTEBOOK_TIME_LIMIT] * 3
+
+
+def test_a_message_the_kernel_makes_up_lands_in_the_cells_outputs(tmp_path):
+    """The limit "For teachers" states: any code in the kernel can publish. A message of
+    the student's own making, with the running cell as its parent, is one of that cell's
+    outputs, and the values it carries are what the grader compares (they earn points
+    only if they are the teacher's)."""
+    from booktools.homework.scoring import published
+    from lincls.homework.answers import EXPECTED_MIME
+
+    nb = run(tmp_path, f"""\
+from ipykernel.kernelbase import Kernel
+kernel = Kernel.instance()
+kernel.session.send(kernel.iopub_socket, "display_data",
+                    {{"data": {{{EXPECTED_MIME!r}: {{"key": "k", "value": "42"}}}},
+                      "metadata": {{}}}}, parent=kernel.get_parent())""")
+    assert published(nb.cells[0]) == [("k", 42)]

@@ -30,18 +30,30 @@ processes, file size and output. Without bubblewrap, autograde refuses, unless
 ``sandbox=False`` (``--no-sandbox``), which says so on stderr and in the grades' first
 row.
 
-Only the notebook of a submission is copied into the course, never the other files of
-the student's folder: the variant's own registry comes from the grading folder, as
-nbgrader's autograde would overwrite it anyway. Nothing of a grading version leaves the
-temporary course: the grades are one row of scores per student, notebook and graded
-cell, with notes in words of our own. nbgrader's messages, which can quote hidden
-tests, only reach the teacher's list of problems, when nbgrader fails.
+Every file a student supplies is opened through one gate
+(:mod:`booktools.homework.untrusted`): the submission must be a regular file with a
+single name at ``ID/NAME/NAME.ipynb``, no folder on the way a symbolic link, at most
+:data:`MAX_SUBMISSION` bytes, and it is parsed and validated in a separate process under
+limits on memory, time and nesting; its nbgrader metadata must be the grading
+version's (a student may not change what nbgrader grades, nor make nbgrader fail on a
+duplicate ``grade_id``). Anything else is that student's zero, with a note. What the
+gate read, and only that (re-written as the notebook it validated), goes into the
+course, never another file of the student's folder: the variant's own registry comes
+from the grading folder, as nbgrader's autograde would overwrite it anyway. Nothing of a
+grading version leaves the temporary course: the grades are one row of scores per
+student, notebook and graded cell, with notes in words of our own. nbgrader's messages,
+which can quote hidden tests, only reach the teacher's list of problems.
 
-Every student and notebook is graded on its own: a missing submission, a student not
-in the roster, a stray file or the wrong notebook is a note (and a zero when it is the
-submission that is missing or wrong), and an nbgrader failure (or a worker that dies)
-loses only the grades it concerns. With ``out``, rows are written as each course
-finishes.
+A student costs only their own rows: a missing, unreadable or wrong submission, one
+that nbgrader fails on, whose kernel dies, or during which the nbgrader worker dies,
+scores zero with a note saying which; a student not in the roster, a stray file or a
+notebook elsewhere is a line of the problems. Each notebook runs at most
+``notebook_timeout`` seconds in all (:data:`NOTEBOOK_TIMEOUT`), each cell at most
+``timeout``. Every roster row is written (as each course finishes, with ``out``); only a
+student without a grading version, or whose grading version nbgrader cannot make an
+assignment of (the teacher's file, not the student's), has no score ("not graded"), and
+the teacher's list of problems says what nbgrader reported. Student ids name folders:
+each must be a safe name (:func:`booktools.homework.variants.check_student_id`).
 """
 
 from __future__ import annotations
@@ -59,6 +71,7 @@ from pathlib import Path
 
 from lincls.homework.answers import GRADING_ENV
 
+from ..kernels import STARTUP_TIMEOUT
 from .grading import read_values, values_path
 from .notebook import (
     BEGIN_SOLUTION,
@@ -73,7 +86,8 @@ from .notebook import (
     is_solution_cell,
 )
 from .scoring import cell_tolerances, confirm
-from .variants import ANSWERS_SUFFIX, SECRET_ENV
+from .untrusted import Untrusted, read_notebook
+from .variants import ANSWERS_SUFFIX, SECRET_ENV, STUDENT_ID, check_student_id
 
 #: Columns of the grades file, one row per student, notebook and graded cell, and a
 #: row ``total`` (the autograded cells) per student and notebook.
@@ -82,11 +96,21 @@ COLUMNS = ("student", "notebook", "cell", "score", "max_score", "note")
 TIMEOUT = 900
 #: Seconds a cell's output may take to arrive after its reply.
 IOPUB_TIMEOUT = 60
+#: Seconds a whole notebook may run (its cells in all); past them, the cells left are not
+#: run and score nothing.
+NOTEBOOK_TIMEOUT = 1800
 NO_SUBMISSION = "no submission"
 #: Bytes a submitted notebook may have: a larger one is not read (a zero, with a note).
 MAX_SUBMISSION = 64 << 20
 BY_HAND = "graded by hand"
-NOT_GRADED = "not graded: nbgrader failed (see its messages)"
+NOT_GRADED = ("not graded: nbgrader could not make the assignment from the grading "
+              "version (see its messages)")
+NBGRADER_FAILED = ("scored zero: nbgrader could not grade this submission (its messages "
+                   "are in the list of problems)")
+WORKER_DIED = ("scored zero: the grading process died while it graded this submission "
+               "(see the list of problems)")
+UNREADABLE_GRADES = ("scored zero: its grades could not be read from nbgrader's "
+                     "gradebook (see the list of problems)")
 KERNEL_FAILED = ("scored zero: the submission's kernel died or did not answer an "
                  "interrupt (a limit of the sandbox)")
 #: What nbclient raises when the kernel of a submission dies or does not answer an
@@ -99,7 +123,8 @@ NO_SANDBOX = ("--no-sandbox: the submissions ran without the sandbox, with the r
 
 
 def autograde(grading, submitted, students=None, notebooks=None, out=None,
-              timeout=TIMEOUT, echo=None, sandbox=True, workers=None):
+              timeout=TIMEOUT, echo=None, sandbox=True, workers=None,
+              notebook_timeout=NOTEBOOK_TIMEOUT):
     """Grade every submission with nbgrader against its student's grading version.
 
     Parameters
@@ -122,6 +147,9 @@ def autograde(grading, submitted, students=None, notebooks=None, out=None,
         A CSV file of the rows (columns :data:`COLUMNS`), written as grading proceeds.
     timeout : int
         Seconds each cell may run (nbgrader's ``Execute.timeout``).
+    notebook_timeout : int
+        Seconds each submission may run in all; the cells left then are not run (an
+        error output each), and a note says so.
     echo : callable, optional
         Called with one line per student and notebook graded (progress).
     sandbox : bool
@@ -139,8 +167,10 @@ def autograde(grading, submitted, students=None, notebooks=None, out=None,
     rows : list of dict
         One per student, notebook and graded cell, then one ``total`` row (the sum over
         the autograded cells; the cells graded by hand have no score, unless nbgrader
-        gave an unanswered one zero), keys :data:`COLUMNS`. A score is ``None`` when
-        the submission could not be graded, and the note says why.
+        gave an unanswered one zero), keys :data:`COLUMNS`. A submission that cannot be
+        graded scores zero, and the note says why; a score is ``None`` only for a
+        student without a grading version, or one nbgrader could not make an assignment
+        of.
     problems : list of str
         What was ignored or failed (stray files, students not in the roster, nbgrader
         errors), one line each.
@@ -179,12 +209,16 @@ def autograde(grading, submitted, students=None, notebooks=None, out=None,
         raise FileNotFoundError(f"{submitted}: no such directory (the submissions, "
                                 "in nbgrader's layout ID/NAME/NAME.ipynb)")
     per_student = None not in versions
-    if students is None:
-        students = sorted(versions) if per_student else sorted(
-            d.name for d in submitted.iterdir() if d.is_dir() and not d.name.startswith("."))
+    if students is None and not per_student:  # the folders of the submissions: data
+        students = [d.name for d in sorted(submitted.iterdir())
+                    if d.is_dir() and not d.is_symlink() and STUDENT_ID.fullmatch(d.name)]
+    elif students is None:
+        students = sorted(versions)
     students = list(dict.fromkeys(students))
+    for sid in students:  # the teacher's roster, or the release's folders
+        check_student_id(sid)
     released = sorted({name for names in versions.values() for name in names})
-    found, problems = _find_submissions(submitted, students, released)
+    found, problems = _find_submissions(submitted, students, released)  # says "unsafe"
     if notebooks is None:
         notebooks = sorted({name for (_, name) in found})
         if not notebooks:
@@ -199,31 +233,34 @@ def autograde(grading, submitted, students=None, notebooks=None, out=None,
     # one course per grading version: each student alone, or everybody together
     groups = ([(sid, [sid]) for sid in students] if per_student
               else [(None, students)])
-    plans = []
-    for key, members in groups:
-        version = versions.get(key, {})
-        plans.append((members, version, Path(grading) / (key or ""),
-                      *_plan(version, members, notebooks, found, problems)))
-    rows = []
-    if not sandbox:
-        print(f"autograde: {NO_SANDBOX}", file=sys.stderr)
-        rows.append(_row("", "", "", None, None, NO_SANDBOX))
-    elif any(todo for *_, todo in plans):
-        from .sandbox import find_bwrap
+    with tempfile.TemporaryDirectory(prefix="lincls-autograde-") as tmp:
+        tmp = Path(tmp)
+        gated = _gate(found, versions, per_student, notebooks, submitted, tmp / "read",
+                      workers)
+        plans = []
+        for key, members in groups:
+            version = versions.get(key, {})
+            plans.append((members, version, Path(grading) / (key or ""),
+                          *_plan(version, members, notebooks, found, problems, gated)))
+        rows = []
+        if not sandbox:
+            print(f"autograde: {NO_SANDBOX}", file=sys.stderr)
+            rows.append(_row("", "", "", None, None, NO_SANDBOX))
+        elif any(todo for *_, todo in plans):
+            from .sandbox import find_bwrap
 
-        find_bwrap()  # or one line saying how to install it
-    writer = _Writer(out)
-    writer.write(rows)
-    try:
-        with tempfile.TemporaryDirectory(prefix="lincls-autograde-") as tmp:
-            jobs = [(k, _course(Path(tmp) / str(k), version, todo))
+            find_bwrap()  # or one line saying how to install it
+        writer = _Writer(out)
+        writer.write(rows)
+        try:
+            jobs = [(k, _course(tmp / str(k), version, todo))
                     for k, (_, version, _, _, todo) in enumerate(plans) if todo]
             log = collections.deque(maxlen=20)
-            with _Workers(tmp, jobs, timeout, log, sandbox, workers) as finished:
-                _emit(plans, notebooks, finished, Path(tmp), log, problems, rows, writer,
-                      echo)
-    finally:
-        writer.close()
+            with _Workers(tmp, jobs, timeout, log, sandbox, workers,
+                          notebook_timeout) as finished:
+                _emit(plans, notebooks, finished, tmp, log, problems, rows, writer, echo)
+        finally:
+            writer.close()
     return rows, problems
 
 
@@ -237,6 +274,10 @@ def _emit(plans, notebooks, finished, tmp, log, problems, rows, writer, echo):
             except Exception as exc:  # e.g. a gradebook a submission broke: its own
                 problems.append(f"the grades of {', '.join(members)} could not be read "
                                 f"from nbgrader's gradebook: {type(exc).__name__}: {exc}")
+                for name, subs in todo.items():
+                    for sid, _ in subs:
+                        if graded[sid, name][1][0] is None:
+                            graded[sid, name] = graded[sid, name][0], ({}, UNREADABLE_GRADES)
         for sid in members:
             for name in notebooks:
                 if name in version:
@@ -310,30 +351,53 @@ def _check_grading_version(nb, path):
 
 
 def _find_submissions(submitted, students, released):
-    """``({(student, name): path}, problems)``: the notebooks at ``ID/NAME/NAME.ipynb``
-    of the students in the roster; everything else is reported and ignored."""
+    """``({(student, name): path}, problems)``: what lies at ``ID/NAME/NAME.ipynb`` for
+    the students in the roster, whatever it is (the gate, :func:`_read_submission`,
+    decides whether it is read); everything else is reported and ignored. No symbolic
+    link is followed."""
     found, problems = {}, []
     roster = set(students)
     for entry in sorted(submitted.iterdir()):
         if entry.name.startswith("."):
             continue
-        if not entry.is_dir():
-            problems.append(f"{entry}: a stray file, ignored (submissions go in "
-                            f"{submitted}/ID/NAME/NAME.ipynb)")
+        if entry.name in roster:
+            for name in released:
+                path = entry / name / f"{name}.ipynb"
+                if _lexists(submitted, path):
+                    found[entry.name, name] = path
+        if entry.is_symlink() or not entry.is_dir():
+            if entry.name not in roster:
+                problems.append(f"{entry}: a stray file, ignored (submissions go in "
+                                f"{submitted}/ID/NAME/NAME.ipynb)")
             continue
         if entry.name not in roster:
-            problems.append(f"{entry}: {entry.name} is not in the roster, not graded")
+            why = ("is not in the roster" if STUDENT_ID.fullmatch(entry.name)
+                   else "is not a safe student id")
+            problems.append(f"{entry}: {entry.name} {why}, not graded")
             continue
-        for path in sorted(entry.rglob("*.ipynb")):
+        for path in sorted(entry.rglob("*.ipynb")):  # never into a linked folder
             rel = path.relative_to(entry)
             if any(part.startswith(".") for part in rel.parts):
                 continue  # .ipynb_checkpoints and the like
-            if len(rel.parts) == 2 and rel.parts[0] == path.stem and path.stem in released:
-                found[entry.name, path.stem] = path
-            else:
-                problems.append(f"{path}: not a notebook of the release at its place "
-                                f"({entry.name}/NAME/NAME.ipynb), ignored")
+            if (entry.name, rel.parts[0]) in found and len(rel.parts) == 2 \
+                    and rel.parts[0] == path.stem:
+                continue
+            problems.append(f"{path}: not a notebook of the release at its place "
+                            f"({entry.name}/NAME/NAME.ipynb), ignored")
     return found, problems
+
+
+def _lexists(root, path):
+    """True if something is at ``path`` under ``root``, or the way to it is blocked by
+    something that is not a folder (a link, a file): the gate then says what."""
+    here = Path(root)
+    for part in path.relative_to(root).parts:
+        here = here / part
+        if not os.path.lexists(here):
+            return False
+        if here.is_symlink() or not here.is_dir():
+            return True
+    return True
 
 
 def _grade_cells(nb):
@@ -352,46 +416,120 @@ def _answer_ids(nb):
             if is_solution_cell(cell) or is_grade_cell(cell)}
 
 
-def _read_submission(path, grading_nb, name):
-    """``None`` when nbgrader can grade the submission, else why it gets a zero."""
-    if path.stat().st_size > MAX_SUBMISSION:
-        return f"larger than {MAX_SUBMISSION:,} bytes: not read"
-    try:
-        nb = _read(path)
-    except HomeworkError as exc:
-        return f"not a readable notebook: {exc.message}"
-    if not _answer_ids(nb) & _answer_ids(grading_nb):
-        return f"not {name}: none of its answer or test cells (their nbgrader ids)"
+#: nbgrader metadata a submission's cell may hold beyond the grading version's (nbgrader's
+#: own release adds them).
+FREE_NBGRADER_FIELDS = ("checksum", "cell_type")
+
+
+def _nbgrader_fields(cell):
+    meta = cell.get("metadata", {}).get("nbgrader")
+    if not isinstance(meta, dict):
+        return meta
+    return {k: v for k, v in meta.items() if k not in FREE_NBGRADER_FIELDS}
+
+
+def _changed_metadata(nb, grading_nb):
+    """Why the nbgrader metadata of a submission differs from its grading version's
+    (what nbgrader grades, and a cell type), or None. A cell may be missing; none may be
+    added with nbgrader metadata, hold another's ``grade_id`` or change its fields."""
+    release = {}
+    for cell in grading_nb.cells:
+        meta = _nbgrader_fields(cell)
+        if isinstance(meta, dict) and "grade_id" in meta:
+            release[meta["grade_id"]] = (cell.cell_type, meta)
+    seen = set()
+    for index, cell in enumerate(nb.cells, 1):
+        if "nbgrader" not in cell.get("metadata", {}):
+            continue
+        meta = _nbgrader_fields(cell)
+        grade_id = meta.get("grade_id") if isinstance(meta, dict) else None
+        if not isinstance(grade_id, str) or grade_id not in release:
+            return (f"cell {index} has nbgrader metadata that no cell of the grading "
+                    "version has")
+        if grade_id in seen:
+            return f"the nbgrader id {grade_id!r} is on more than one cell"
+        seen.add(grade_id)
+        if (cell.cell_type, meta) != release[grade_id]:
+            return (f"the nbgrader metadata (or type) of cell {grade_id!r} differs from "
+                    "the grading version's")
     return None
+
+
+def _read_submission(path, grading_nb, name, submitted):
+    """``(notebook, None)`` when nbgrader can grade the submission at ``path`` (read
+    through the gate), else ``(None, why it gets a zero)``."""
+    try:
+        nb = read_notebook(path, MAX_SUBMISSION, root=submitted)
+    except Untrusted as exc:
+        return None, exc.note.replace("not readable: ", "not a readable notebook: ", 1)
+    if not _answer_ids(nb) & _answer_ids(grading_nb):
+        return None, f"not {name}: none of its answer or test cells (their nbgrader ids)"
+    changed = _changed_metadata(nb, grading_nb)
+    if changed:
+        return None, f"not gradable: {changed}"
+    return nb, None
 
 
 # ---------------------------------------------------------------------------------
 # Grading with nbgrader
 # ---------------------------------------------------------------------------------
-def _plan(version, members, notebooks, found, problems):
+def _gate(found, versions, per_student, notebooks, submitted, stage, workers=None):
+    """``{(student, name): (notebook file, None) or (None, why it scores zero)}`` for the
+    submissions ``found`` of the ``notebooks`` that have a grading version: each read
+    through the gate (:func:`_read_submission`, a process of its own, several side by
+    side) and, if nbgrader can grade it, written again under ``stage``."""
+    import concurrent.futures
+
+    import nbformat
+
+    def version(sid, name):
+        return versions.get(sid if per_student else None, {}).get(name)
+
+    def one(key):
+        sid, name = key
+        try:
+            nb, wrong = _read_submission(found[key], _read(version(sid, name)), name,
+                                         submitted)
+            if wrong:
+                return key, (None, wrong)
+            read = stage / sid / f"{name}.ipynb"
+            read.parent.mkdir(parents=True, exist_ok=True)
+            nbformat.write(nb, read)
+            return key, (read, None)
+        except Exception as exc:  # noqa: BLE001 (one student's file: their zero)
+            return key, (None, f"could not be read ({type(exc).__name__})")
+
+    keys = [key for key in found if key[1] in notebooks and version(*key) is not None]
+    if not keys:
+        return {}
+    threads = max(1, min(len(keys), workers or os.cpu_count() or 1))
+    with concurrent.futures.ThreadPoolExecutor(threads) as pool:
+        return dict(pool.map(one, keys))
+
+
+def _plan(version, members, notebooks, found, problems, gated):
     """``(graded, todo)`` for the students sharing one grading version ``version``
     (``{name: path}``): ``graded[student, name]`` is ``(cells, (scores, note))`` (see
     :func:`_rows`), final for a missing or wrong submission; ``todo[name]`` lists the
-    ``(student, path)`` that nbgrader is to grade."""
-
+    ``(student, notebook)`` that nbgrader is to grade, each notebook the one the gate
+    read (``gated``, of :func:`_gate`)."""
     graded, todo = {}, {}
     for name in notebooks:
         if name not in version:
             continue
-        grading_nb = _read(version[name])
-        cells = _grade_cells(grading_nb)
+        cells = _grade_cells(_read(version[name]))
         for sid in members:
             path = found.get((sid, name))
             if path is None:
                 graded[sid, name] = cells, ({}, NO_SUBMISSION)
                 continue
-            wrong = _read_submission(path, grading_nb, name)
+            read, wrong = gated[sid, name]
             if wrong:
                 graded[sid, name] = cells, ({}, wrong)
                 problems.append(f"{path}: {wrong}; scored zero")
             else:
                 graded[sid, name] = cells, (None, NOT_GRADED)  # until nbgrader has
-                todo.setdefault(name, []).append((sid, path))
+                todo.setdefault(name, []).append((sid, read))
     return graded, todo
 
 
@@ -414,7 +552,7 @@ def _course(course, version, todo):
         for sid, path in subs:
             target = course / "submitted" / sid / name
             target.mkdir(parents=True)
-            shutil.copy(path, target / f"{name}.ipynb")
+            shutil.move(path, target / f"{name}.ipynb")  # what the gate read
     return {name: [sid for sid, _ in subs] for name, subs in todo.items()}
 
 
@@ -441,20 +579,20 @@ def _without_solutions(nb, path):
 
 
 def _collect(course, version, todo, graded, log, problems):
-    """Read the scores of one course into ``graded``; report what nbgrader failed."""
+    """Read the scores of one course into ``graded``; report what nbgrader failed. A
+    submission nbgrader could not grade, or whose worker died, scores zero with a note;
+    only an assignment nbgrader could not make from the grading version is not graded."""
     found = course / RESULTS
-    results = json.loads(found.read_text(encoding="utf-8")) if found.exists() else {}
+    died = not found.exists()
+    results = {} if died else json.loads(found.read_text(encoding="utf-8"))
     for name, subs in todo.items():
         sids = [sid for sid, _ in subs]
-        notes = {}
-        scores = _read_scores(course, name, sids, version[name], problems, notes=notes)
-        for sid in results.get(name, {}).get("kernel_failed", []):
-            if sid in scores and scores[sid] is None:
-                scores[sid] = {}  # zero on every cell, and the note says why
-                problems.append(f"{name} of {sid}: {KERNEL_FAILED}")
+        notes, totals = {}, {}
+        scores = _read_scores(course, name, sids, version[name], problems, notes=notes,
+                              totals=totals)
+        steps = results.get(name, {})
         failed = [sid for sid in sids if scores[sid] is None]
         if failed:
-            steps = results.get(name, {})
             why = steps.get("generate_assignment") or "".join(
                 steps.get("autograde", {}).get(sid) or "" for sid in failed) or _tail(
                 "\n".join(log))
@@ -462,9 +600,18 @@ def _collect(course, version, todo, graded, log, problems):
                             f"(grading version {version[name]}):\n{why}")
         for sid in sids:
             cells = graded[sid, name][0]
-            graded[sid, name] = cells, ((None, NOT_GRADED) if scores[sid] is None
-                                        else ({}, KERNEL_FAILED) if scores[sid] == {}
-                                        else (scores[sid], None, notes.get(sid)))
+            if scores[sid] is not None:
+                outcome = scores[sid], totals.get(sid), notes.get(sid)
+            elif steps.get("generate_assignment"):
+                outcome = None, NOT_GRADED
+            elif sid in steps.get("kernel_failed", []):
+                outcome = {}, KERNEL_FAILED
+                problems.append(f"{name} of {sid}: {KERNEL_FAILED}")
+            elif died or sid not in steps.get("autograde", {}):
+                outcome = {}, WORKER_DIED
+            else:
+                outcome = {}, NBGRADER_FAILED
+            graded[sid, name] = cells, outcome
 
 
 def _require_nbgrader():
@@ -488,8 +635,10 @@ class _Workers:
     is done or cannot be. A worker that dies loses the course it was grading only: a
     new one takes the rest of its courses."""
 
-    def __init__(self, root, jobs, timeout, log, sandbox, workers):
+    def __init__(self, root, jobs, timeout, log, sandbox, workers,
+                 notebook_timeout=NOTEBOOK_TIMEOUT):
         self.root, self.timeout, self.log, self.sandbox = root, timeout, log, sandbox
+        self.notebook_timeout = notebook_timeout
         self.done, self.lock = set(), threading.Condition()
         self.children, self.threads = [], []
         if not jobs:
@@ -513,7 +662,8 @@ class _Workers:
         try:
             child = subprocess.Popen(
                 [sys.executable, "-c", code, str(self.root), json.dumps(jobs),
-                 str(int(self.timeout)), "sandbox" if self.sandbox else "", str(done_write)],
+                 str(int(self.timeout)), "sandbox" if self.sandbox else "", str(done_write),
+                 str(int(self.notebook_timeout))],
                 cwd=self.root, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                 text=True, pass_fds=(done_write,))
         finally:
@@ -571,15 +721,16 @@ def _tail(text, lines=20):
     return "\n".join("    " + line for line in text.strip().splitlines()[-lines:])
 
 
-def _run_nbgrader(root, jobs, timeout, sandbox, done_fd):
+def _run_nbgrader(root, jobs, timeout, sandbox, done_fd, notebook_timeout=NOTEBOOK_TIMEOUT):
     """In a worker process: for each course of ``jobs`` (JSON ``[[index, {name:
     [student, ...]}], ...]``, the course in ``root/index``), nbgrader's
     ``generate_assignment`` of each notebook and its ``autograde`` of each student,
     through nbgrader's Python API, each kernel in a sandbox (none if ``sandbox`` is
-    empty). Leaves ``{name: {"generate_assignment": log or None, "autograde":
-    {student: log or None}}}`` (None where the step succeeded) in the course's
-    :data:`RESULTS`, then writes the index on a line to the file descriptor
-    ``done_fd``."""
+    empty), each notebook within ``notebook_timeout`` seconds and the output caps of
+    :func:`booktools.homework.sandbox.sandbox_execute`. Leaves ``{name:
+    {"generate_assignment": log or None, "autograde": {student: log or None}}}`` (None
+    where the step succeeded) in the course's :data:`RESULTS`, then writes the index
+    on a line to the file descriptor ``done_fd``."""
     from nbgrader.api import Gradebook
     from nbgrader.apps import NbGraderAPI
     from nbgrader.converters import Autograde
@@ -594,14 +745,14 @@ def _run_nbgrader(root, jobs, timeout, sandbox, done_fd):
         text = result.get("log", "") + result.get("error", "")
         return not result["success"] and any(error in text for error in KERNEL_ERRORS)
 
-    preprocessors = Autograde.class_traits()["autograde_preprocessors"].default()
-    if sandbox:
-        from .sandbox import sandbox_execute
+    from .sandbox import sandbox_execute
 
-        preprocessors = [sandbox_execute() if p is Execute else p for p in preprocessors]
+    preprocessors = Autograde.class_traits()["autograde_preprocessors"].default()
+    preprocessors = [sandbox_execute(bool(sandbox)) if p is Execute else p
+                     for p in preprocessors]
     # an empty gradebook, made once (nbgrader asks alembic for its schema version)
     os.set_inheritable(int(done_fd), False)
-    done = open(int(done_fd), "w", encoding="utf-8")  # noqa: SIM115 (open for the run)
+    report = open(int(done_fd), "w", encoding="utf-8")  # noqa: SIM115 (open for the run)
     empty = Path(root) / f"gradebook-{os.getpid()}.db"
     with Gradebook(f"sqlite:///{empty}"):
         pass
@@ -611,33 +762,39 @@ def _run_nbgrader(root, jobs, timeout, sandbox, done_fd):
         config = Config()
         config.CourseDirectory.root = str(course)
         config.Execute.timeout = int(timeout)
+        config.Execute.startup_timeout = STARTUP_TIMEOUT  # nbgrader's default: 60 s
         # a cell's output all in before the next cell runs: nbclient waits 4 s after the
         # reply by default, and a loaded machine could lose the values a test publishes
         config.Execute.iopub_timeout = min(int(timeout), IOPUB_TIMEOUT)
+        config.Execute.notebook_timeout = int(notebook_timeout)
         config.Autograde.autograde_preprocessors = preprocessors
         api = NbGraderAPI(config=config)
         results = {}
         for name, sids in todo.items():
             made = failure(api.generate_assignment(name, force=True, create=True))
-            done = {sid: api.autograde(name, sid, force=True, create=True)
-                    for sid in ([] if made else sids)}
+            graded = {sid: api.autograde(name, sid, force=True, create=True)
+                      for sid in ([] if made else sids)}
             results[name] = {"generate_assignment": made,
-                             "autograde": {sid: failure(r) for sid, r in done.items()},
-                             "kernel_failed": [sid for sid, r in done.items()
+                             "autograde": {sid: failure(r) for sid, r in graded.items()},
+                             "kernel_failed": [sid for sid, r in graded.items()
                                                if kernel_failed(r)]}
         (course / RESULTS).write_text(json.dumps(results), encoding="utf-8")
-        print(index, file=done, flush=True)
+        print(index, file=report, flush=True)
 
 
-def _read_scores(course, name, sids, grading=None, problems=None, notes=None):
+def _read_scores(course, name, sids, grading=None, problems=None, notes=None,
+                 totals=None):
     """``{student: {grade id: auto score} or None}`` from the course's gradebook: None
     where nbgrader wrote no autograded notebook (it deletes a failed one).
 
     With ``grading`` (the grading version), a test cell keeps nbgrader's score only if
     the values its hidden tests published in the autograded notebook match the teacher's
     (:func:`booktools.homework.scoring.confirm`); else it scores zero, and a line of
-    ``problems`` and ``notes[student][grade id]`` say so."""
+    ``problems`` and ``notes[student][grade id]`` say so. ``totals[student]`` is the
+    note of a notebook that ran past its time limit."""
     from nbgrader.api import Gradebook, MissingEntry
+
+    from .sandbox import NOTEBOOK_TIME_LIMIT
 
     scores = dict.fromkeys(sids)
     if not (course / "gradebook.db").exists():
@@ -658,10 +815,21 @@ def _read_scores(course, name, sids, grading=None, problems=None, notes=None):
             if grading is None:
                 continue
             try:  # what the submission's kernel wrote: one student's failure is theirs
-                verdicts = confirm(_read(autograded), tolerances, values)
+                executed = _read(autograded)
+                verdicts = confirm(executed, tolerances, values)
             except (HomeworkError, RecursionError, MemoryError) as exc:
+                executed = None
                 verdicts = dict.fromkeys(scores[sid], "its executed notebook could not be "
                                          f"read ({type(exc).__name__})")
+            if executed is not None and any(
+                    output.get("ename") == NOTEBOOK_TIME_LIMIT
+                    for cell in executed.cells for output in cell.get("outputs", [])):
+                why = ("the notebook ran past its time limit: the cells after it were not "
+                       "run and score nothing")
+                if totals is not None:
+                    totals[sid] = why
+                if problems is not None:
+                    problems.append(f"{sid} {name}: {why}")
             for grade_id, why in verdicts.items():
                 if why and scores[sid].get(grade_id):
                     scores[sid][grade_id] = 0.0
@@ -698,7 +866,8 @@ def _rows(sid, name, cells, scores, note, cell_notes=None):
             total += score or 0.0
         rows.append(_row(sid, name, grade_id, score, points, cell_note))
     if by_hand:
-        note = f"autograded cells only; {by_hand:g} more points graded by hand"
+        extra = f"autograded cells only; {by_hand:g} more points graded by hand"
+        note = f"{note}; {extra}" if note else extra
     rows.append(_row(sid, name, "total", None if scores is None else total,
                      None if cells is None else top, note))
     return rows

@@ -18,7 +18,7 @@ from pathlib import Path
 from lincls.homework import answers
 
 from . import publish
-from .autograde import TIMEOUT, autograde
+from .autograde import NOTEBOOK_TIMEOUT, TIMEOUT, autograde
 from .notebook import (
     HomeworkError,
     KernelDied,
@@ -76,13 +76,15 @@ def cmd_autograde(args):
     rows, problems = autograde(args.grading, args.submitted, students=students,
                                notebooks=args.notebooks, out=args.out,
                                timeout=args.timeout, echo=print,
-                               sandbox=not args.no_sandbox, workers=args.workers)
+                               sandbox=not args.no_sandbox, workers=args.workers,
+                               notebook_timeout=args.notebook_timeout)
     for problem in problems:
         print(problem, file=sys.stderr)
     if rows:
         print(f"wrote {args.out}")
-    # exit status 1 when a submission could not be graded (a zero is a grade)
-    return 1 if not rows or any(r["score"] is None for r in rows if r["cell"] == "total") else 0
+    # a submission costs only its own rows: whatever it did is a zero and a note, and the
+    # status is 0 once every row is written; 1 only when there was nothing to grade
+    return 0 if rows else 1
 
 
 def cmd_new_secret(args):
@@ -237,6 +239,9 @@ def _parser():
                    help="the CSV file of scores per student, notebook and graded cell")
     p.add_argument("--timeout", type=int, default=TIMEOUT, metavar="SECONDS",
                    help=f"seconds a cell may run (nbgrader's Execute.timeout; {TIMEOUT})")
+    p.add_argument("--notebook-timeout", type=int, default=NOTEBOOK_TIMEOUT, metavar="SECONDS",
+                   help=f"seconds a submission may run in all ({NOTEBOOK_TIMEOUT}); the "
+                        "cells left then are not run")
     p.add_argument("--workers", type=int, default=None, metavar="N",
                    help="nbgrader processes side by side (default: one per core)")
     p.add_argument("--no-sandbox", action="store_true",

@@ -171,6 +171,12 @@ LANGUAGE_INFO_FIELDS = {
 #: Tags with which Jupyter Book hides a cell's source from the website: on a homework
 #: cell they would suggest it is hidden from students, but the student version shows it.
 HIDING_TAGS = ("remove-cell", "remove-input")
+#: The tags a student version keeps (any other is dropped, so a tag cannot carry text to
+#: the students): papermill's, nbval's, and Jupyter Book's that hide no source.
+STUDENT_TAGS = frozenset({
+    "parameters", "raises-exception", "skip-execution", "nbval-ignore-output", "nbval-skip",
+    "nbval-check-output", "nbval-raises-exception", "hide-input", "hide-output", "hide-cell",
+    "remove-output", "scroll-output", "output_scroll", "full-width", "thebe-init"})
 
 
 def _typed(fields, meta):
@@ -191,8 +197,7 @@ def allowed_cell_metadata(meta):
         alt = image.get("alt") if isinstance(image, dict) else None
         out["mystnb"] = {"image": {"alt": alt}} if isinstance(alt, str) else {}
     if "tags" in out:
-        out["tags"] = [t for t in out["tags"]
-                       if isinstance(t, str) and re.fullmatch(r"[\w.-]{1,40}", t)]
+        out["tags"] = [t for t in out["tags"] if isinstance(t, str) and t in STUDENT_TAGS]
     return out
 
 

@@ -13,6 +13,12 @@ kernel never sees. A cell keeps nbgrader's score only if every key its hidden te
 was published in its outputs, and every value published there under one of those keys
 matches the teacher's (so publishing guesses does not help). Publications of other keys
 are ignored.
+
+What this cannot tell is where a publication came from: any code in the kernel can
+publish (a submission can replace ``expected``, or send a message of its own with the
+test cell as its parent, and it lands in that cell's outputs). So a cell's points need
+the teacher's values, not the hidden tests' own run: a submission that can compute those
+values some other way (with lincls, say) earns them.
 """
 
 from __future__ import annotations

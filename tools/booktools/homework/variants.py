@@ -10,7 +10,10 @@ takes the data of its graded questions from ``SEED``, set in the one code cell t
 * the secret is generated (``python -m booktools new-secret PATH``: 256 random bits,
   a file only its owner reads) and read from that file or the environment, never from
   the command line (:func:`read_secret`); a secret of under 128 bits by a rough
-  estimate is refused (:func:`secret_bits`);
+  estimate of its characters is refused (:func:`secret_bits`), and so is one that a
+  search of patterns, words and hashes of words would find in under 2**80 guesses
+  (:func:`guess_bits`), or that is written anywhere in the repository or its website
+  (:func:`published_in`, for the secret :func:`read_secret` reads);
 * the seed of each notebook is :func:`derive_seed`: a key stretched from SECRET with
   scrypt, expanded (HKDF-Expand, HMAC-SHA256) with the notebook's name and, with
   ``--students``, the student id; never SECRET itself;
@@ -24,7 +27,10 @@ takes the data of its graded questions from ``SEED``, set in the one code cell t
 * the student version's parameters cell holds the derived seed and the registry's file
   name: nothing else differs, and nothing in the output depends on SECRET but through
   the key derivation, so neither SECRET nor another variant's seed can be computed from
-  it, and guessing SECRET costs 2**128 scrypt evaluations at least.
+  it: guessing SECRET costs one scrypt evaluation a guess, and the checks above refuse
+  the secrets they know to be guessable in under 2**80 of them (a secret from
+  ``new-secret`` takes about 2**255). They are estimates: a secret made from a phrase
+  or a name by a rule they do not know can be weaker than they say.
 
 A question whose answer does not depend on the seed is listed in the notebook's
 ``lincls`` metadata under ``fixed`` (by the names of its self-checks and expected
@@ -40,6 +46,7 @@ import hmac
 import json
 import os
 import re
+import subprocess
 import tempfile
 from pathlib import Path
 
@@ -53,6 +60,12 @@ ANSWERS_SUFFIX = ".answers.json"
 SECRET_ENV = "BOOKTOOLS_COURSE_SECRET"
 #: The least estimated entropy of a course secret, in bits.
 MIN_SECRET_BITS = 128
+#: The least estimated cost of guessing a course secret, in bits (log2 of the number
+#: of guesses, each one scrypt evaluation): see :func:`guess_bits`.
+MIN_GUESS_BITS = 80
+#: A student id: letters, digits, ``.``, ``_`` and ``-``, not starting with ``.`` or
+#: ``-``, at most 64 characters.
+STUDENT_ID = re.compile(r"[A-Za-z0-9_][A-Za-z0-9._-]{0,63}")
 # scrypt's cost: 16 MiB and about 0.05 s per guess on one core (RFC 7914's interactive
 # setting); the salt separates this use of a secret from any other.
 _SCRYPT = dict(salt=b"booktools course secret v1", n=2**14, r=8, p=1, dklen=32)
@@ -115,9 +128,137 @@ def _run_bits(text):
     return bits
 
 
+#: Words a secret is made of, besides those of the repository (:func:`dictionary`).
+COMMON_WORDS = """password passwd secret secrets letmein welcome admin root toor qwerty
+azerty qwertz asdf zxcv iloveyou dragon monkey master shadow sunshine princess football
+baseball soccer hockey hunter ranger killer trustno1 batman superman michael jessica
+charlie thomas george summer winter spring autumn fall january february march april may
+june july august september october november december monday tuesday wednesday thursday
+friday saturday sunday course class classes lecture lectures teacher teachers student
+students homework homeworks exam exams grade grades grading school college university
+semester term year spring test tests example sample demo default changeme change me
+key keys token seed seeds salt hash hidden private public secure security correct horse
+battery staple hello world foo bar baz spam eggs python jupyter notebook nbgrader lincls
+booktools linear classification classifier perceptron machine learning deep neural
+network data science math maths""".split()
+
+
+#: The files whose words :func:`dictionary` takes (prose and code, not notebooks'
+#: outputs or pictures).
+WORD_FILES = (".md", ".py", ".txt", ".bib", ".toml", ".yml", ".yaml", ".cfg")
+
+
+def dictionary():
+    """The words a dictionary search of a secret tries: :data:`COMMON_WORDS` and every
+    word (3 to 24 letters, in lower case or capitalized) of the repository's prose and
+    code (:data:`WORD_FILES`), where booktools lives in one: a secret a course makes
+    from its own material is among the first guesses."""
+    words = set(COMMON_WORDS)
+    for path, text in _repository_texts(site=False):
+        if path.suffix in WORD_FILES:
+            words.update(w.decode().lower()
+                         for w in re.findall(rb"\b[A-Z]?[a-z]{2,23}\b", text))
+    return frozenset(words)
+
+
+_dictionary = functools.lru_cache(maxsize=1)(dictionary)
+
+
+def _alphabet(text):
+    """The size of the alphabet ``text`` looks drawn from."""
+    if re.fullmatch(r"[0-9]+", text):
+        return 10
+    if re.fullmatch(r"[0-9a-f]+|[0-9A-F]+", text):
+        return 16
+    size = 0
+    for pattern, n in ((r"[a-z]", 26), (r"[A-Z]", 26), (r"[0-9]", 10), (r"[^a-zA-Z0-9]", 33)):
+        size += n if re.search(pattern, text) else 0
+    return size
+
+
+_HEX = "0123456789abcdef"
+#: The hash functions, by the length of their hex digest, whose digests of a word
+#: :func:`guess_bits` recognizes.
+_DIGESTS = {32: ("md5",), 40: ("sha1",), 56: ("sha224", "sha3_224"),
+            64: ("sha256", "sha3_256", "blake2s"), 96: ("sha384", "sha3_384"),
+            128: ("sha512", "sha3_512", "blake2b")}
+
+
+@functools.lru_cache(maxsize=16)
+def _word_digests(length):
+    """The hex digests of length ``length`` of every word of :func:`dictionary` (as
+    written, capitalized, upper case, with a newline as ``echo WORD | sha256sum``
+    hashes it) and of every text of up to 3 letters and digits."""
+    import itertools
+
+    short = ["".join(t) for n in range(1, 4)
+             for t in itertools.product("abcdefghijklmnopqrstuvwxyz0123456789", repeat=n)]
+    texts = set(short) | {text + "\n" for text in short}
+    for word in _dictionary():
+        texts.update((word, word.capitalize(), word.upper(), word + "\n"))
+    found = {}
+    for name in _DIGESTS.get(length, ()):
+        for text in texts:
+            found[hashlib.new(name, text.encode()).hexdigest()] = len(texts) * len(
+                _DIGESTS[length])
+    return found
+
+
+def guess_bits(secret):
+    """log2 of an estimate of how many guesses find ``secret``: the cheapest way to
+    write it as pieces, each a random character of its alphabet, a repetition of an
+    earlier piece, a run of characters in sequence (``abcd``, ``9876``, ``0123...ef``),
+    a run of digits, or a word of :func:`dictionary` (any case); or, for hexadecimal
+    text, the digest of a word or of a short text (MD5, SHA-1, SHA-2, SHA-3, BLAKE2).
+    Only the first 256 characters are priced (a lower bound: enough to tell).
+
+    >>> guess_bits("0123456789abcdef" * 4) < 30
+    True
+    >>> import hashlib
+    >>> guess_bits(hashlib.sha256(b"perceptron").hexdigest()) < 30
+    True
+    >>> guess_bits("0f1e2d3c4b5a69788796a5b4c3d2e1f0a8c3e92b7d14f6052c9e7a3b1d8f0e46") > 200
+    True
+    """
+    import math
+
+    text = str(secret).strip()
+    digests = _word_digests(len(text)) if re.fullmatch(r"[0-9a-fA-F]+", text) else {}
+    if text.lower() in digests:
+        return math.log2(digests[text.lower()])
+    text = text[:256]
+    n, alphabet = len(text), _alphabet(text)
+    if n == 0:
+        return 0.0
+    char = math.log2(alphabet)
+    words, lower = _dictionary(), text.lower()
+    position = {c: i for i, c in enumerate(_HEX)} if alphabet == 16 else None
+    cost = [0.0] + [math.inf] * n
+    for i in range(1, n + 1):
+        best = cost[i - 1] + char
+        for j in range(max(0, i - 64), i - 2):  # pieces of 3 to 64 characters
+            piece, length = text[j:i], i - j
+            base = cost[j] + math.log2(length) + 1
+            if 0 <= text.find(piece, 0, i - 1) < j:  # an earlier copy (overlap allowed)
+                best = min(best, base + math.log2(max(j, 1)))
+            if lower[j:i] in words:
+                case = (0 if piece.islower() else 1 if piece.isupper()
+                        or piece == piece.capitalize() else length)
+                best = min(best, base + math.log2(len(words)) + case)
+            if piece.isdigit():
+                best = min(best, base + length * math.log2(10))
+            ords = [position.get(c.lower(), -99) if position else ord(c) for c in piece]
+            steps = {b - a for a, b in zip(ords, ords[1:])}
+            if len(steps) == 1 and steps <= {-2, -1, 1, 2}:
+                best = min(best, base + char + 2)
+        cost[i] = best
+    return cost[n] + 1  # which of the models
+
+
 def check_secret(secret):
     """Raise ValueError unless ``secret`` is a string of at least
-    :data:`MIN_SECRET_BITS` estimated bits (see :func:`secret_bits`)."""
+    :data:`MIN_SECRET_BITS` estimated bits (see :func:`secret_bits`) that a search
+    would not find in under 2 ** :data:`MIN_GUESS_BITS` guesses (:func:`guess_bits`)."""
     if not isinstance(secret, str) or not secret.strip():
         raise ValueError("the course secret must be a non-empty string")
     bits = secret_bits(secret)
@@ -125,6 +266,65 @@ def check_secret(secret):
         raise ValueError(f"the course secret is too weak (about {bits:.0f} bits by a "
                          f"rough estimate; {MIN_SECRET_BITS} needed): make one with "
                          "`python -m booktools new-secret PATH`")
+    guesses = guess_bits(secret)
+    if guesses < MIN_GUESS_BITS:
+        raise ValueError(f"the course secret is too weak: a search of patterns, words "
+                         f"and hashes of words finds it in about 2**{guesses:.0f} guesses "
+                         f"(2**{MIN_GUESS_BITS} needed): make one with "
+                         "`python -m booktools new-secret PATH`")
+
+
+def _repository_root():
+    """The repository booktools lives in (``tools/booktools`` of it), or None."""
+    root = Path(__file__).resolve().parents[3]
+    return root if (root / ".git").exists() else None
+
+
+def _repository_texts(roots=None, site=True):
+    """``[(path, bytes)]`` of the text files of the repositories ``roots`` (default: the
+    one booktools lives in): the files git tracks, and those of its website
+    (``_build/html``), each of at most 16 MiB; binary files (a NUL byte) are left
+    out."""
+    roots = [_repository_root()] if roots is None else roots
+    found = []
+    for root in dict.fromkeys(r for r in roots if r is not None):
+        root = Path(root)
+        try:
+            listed = subprocess.run(["git", "-C", str(root), "ls-files", "-z"],
+                                    capture_output=True, timeout=60, check=True).stdout
+            paths = [root / p.decode() for p in listed.split(b"\0") if p]
+        except (OSError, subprocess.SubprocessError):  # no git: its sources, not its venv
+            paths = [p for p in root.rglob("*") if not any(
+                part.startswith((".", "_build", "node_modules")) or part.endswith("venv")
+                for part in p.relative_to(root).parts)]
+        html = root / "_build" / "html"
+        if site and html.is_dir():
+            paths += sorted(html.rglob("*"))
+        for path in paths:
+            try:
+                if path.is_symlink() or not path.is_file() or path.stat().st_size > 16 << 20:
+                    continue
+                data = path.read_bytes()
+            except OSError:
+                continue
+            if b"\0" not in data[:8192]:
+                found.append((path, data))
+    return found
+
+
+def published_in(secret, roots=None):
+    """The first file of the repository or its website (see :func:`_repository_texts`)
+    that holds ``secret``, as it is written, in either case if it is hexadecimal, or as
+    the hex of its bytes; None if none does."""
+    text = str(secret).strip()
+    forms = {text.encode(), text.encode().hex().encode()}
+    if re.fullmatch(r"[0-9a-fA-F]+", text):
+        forms |= {text.lower().encode(), text.upper().encode()}
+    for path, data in _repository_texts(roots):
+        low = data.lower() if re.fullmatch(r"[0-9a-fA-F]+", text) else data
+        if any(form in data or form.lower() in low for form in forms):
+            return path
+    return None
 
 
 @functools.lru_cache(maxsize=4)
@@ -151,9 +351,12 @@ def new_secret(path):
     return Path(path)
 
 
-def read_secret(path=None, environ=None):
+def read_secret(path=None, environ=None, roots=None):
     """The course secret: the text of the file ``path`` (which only its owner may read),
-    else the environment variable :data:`SECRET_ENV`; checked with :func:`check_secret`."""
+    else the environment variable :data:`SECRET_ENV`; checked with :func:`check_secret`,
+    and refused if it is written in the repository or its website (:func:`published_in`,
+    over ``roots``: by default the repository booktools lives in, and the git
+    repository of the current folder)."""
     environ = os.environ if environ is None else environ
     if path is not None:
         path = Path(path)
@@ -167,7 +370,46 @@ def read_secret(path=None, environ=None):
         raise ValueError(f"no course secret: pass --secret-file PATH or set {SECRET_ENV} "
                          "(make one with `python -m booktools new-secret PATH`)")
     check_secret(secret)
+    if roots is None:
+        roots = [_repository_root(), _git_root(Path.cwd())]
+    where = published_in(secret, roots)
+    if where is not None:
+        raise ValueError(f"the course secret is published: {where} holds it, so anyone "
+                         "can derive every student's seeds; make one with "
+                         "`python -m booktools new-secret PATH`")
     return secret
+
+
+def _git_root(folder):
+    for parent in [folder, *folder.parents]:
+        if (parent / ".git").exists():
+            return parent
+    return None
+
+
+def check_student_id(sid):
+    """Raise ValueError unless ``sid`` is a safe student id (:data:`STUDENT_ID`): a
+    folder of that name is always a folder of its own, never ``..`` or a hidden one, and
+    never an option of a command."""
+    if not isinstance(sid, str) or not STUDENT_ID.fullmatch(sid):
+        raise ValueError(f"student id {str(sid)[:80]!r}: use letters, digits, '.', '_' "
+                         "and '-', not starting with '.' or '-', at most 64 characters")
+    return sid
+
+
+def student_path(folder, sid, *parts):
+    """``folder/sid/parts...`` for a safe student id, checked (resolved) to stay inside
+    ``folder/sid``."""
+    check_student_id(sid)
+    for part in parts:
+        if Path(part).is_absolute() or ".." in Path(part).parts:
+            raise ValueError(f"{part!r}: not a name inside the folder of {sid}")
+    base = (Path(folder) / sid).resolve()
+    path = Path(folder, sid, *parts)
+    if not (path.resolve() == base or path.resolve().is_relative_to(base)) or \
+            base.parent != Path(folder).resolve():
+        raise ValueError(f"{path}: leaves the folder {folder}")
+    return path
 
 
 def derive_seed(secret, notebook, student=None):
@@ -181,11 +423,15 @@ def derive_seed(secret, notebook, student=None):
     >>> derive_seed(SECRET, "homework1", "s01") != derive_seed(SECRET, "homework1", "s02")
     True
     """
+    if student is not None:
+        check_student_id(student)
     return int.from_bytes(_hmac(secret, "seed", notebook, student or "")[:4], "big") >> 2
 
 
 def variant_key(secret, notebook, student=None):
     """The hex key of a variant's registry salts and grids (see ``record_answer``)."""
+    if student is not None:
+        check_student_id(student)
     return _hmac(secret, "answers", notebook, student or "").hex()
 
 
@@ -276,8 +522,10 @@ def read_roster(path):
     column = head.index("id") if "id" in head else 0
     ids = [row[column].strip() for row in rows[1:] if row and row[column].strip()]
     for sid in ids:
-        if not re.fullmatch(r"[\w.\-]+", sid):
-            raise ValueError(f"{path}: student id {sid!r}: use letters, digits, '.', '_', '-'")
+        try:
+            check_student_id(sid)
+        except ValueError as exc:
+            raise ValueError(f"{path}: {exc}") from None
     if not ids or len(set(ids)) != len(ids):
         raise ValueError(f"{path}: needs a header and unique student ids, one per row")
     return ids
