@@ -18,9 +18,11 @@ PY := $(BIN)/python
 export PATH := $(abspath $(BIN)):$(PATH)
 export PYDEVD_DISABLE_FILE_VALIDATION := 1
 BOOK_FLAGS := -n -W --keep-going
-NBVAL := --nbval -p no:cacheprovider --nbval-sanitize-with tests/sanitize.cfg
+# nbval waits 60 s for a kernel to start unless told: a CI run on two busy cores hit that;
+# 300 s as every kernel client of the book (booktools.kernels.STARTUP_TIMEOUT)
+NBVAL := --nbval -p no:cacheprovider --nbval-sanitize-with tests/sanitize.cfg --nbval-kernel-startup-timeout 300
 
-.PHONY: book test lint unit sklearn homework homework-default homework-prescott release \
+.PHONY: book test lint unit sklearn homework homework-default homework-prescott load release \
         book-clean portability student-book nbgrader student-test browser pythons chromium bubblewrap \
         poppler pdf student-pdf pdf-test bench clean wheel side side-teacher side-student
 
@@ -106,7 +108,7 @@ book: $(VENV)/.installed-book
 ## own (TMPDIR), removed at the end: two runs on one machine never meet there.
 test: $(VENV)/.installed-dev
 	@export TMPDIR="$$(mktemp -d -t lincls-test-XXXXXX)" && trap 'rm -rf "$$TMPDIR"' EXIT && \
-	$(MAKE) --no-print-directory lint unit homework release nbgrader book-clean portability \
+	$(MAKE) --no-print-directory lint unit homework load release nbgrader book-clean portability \
 	  side publishing pdf-test browser pythons
 
 ## side: the layers that keep about one core busy (Chromium printing a PDF, one pytest
@@ -149,6 +151,11 @@ homework-default:
 
 homework-prescott:
 	OPENBLAS_CORETYPE=Prescott $(BIN)/pytest $(NBVAL) book/homework
+
+## load: the homework layer and a one-page chapter build while two CPU-bound processes keep
+## both cores busy: no wait in them that a busy machine hits (tests/test_load.py)
+load:
+	$(BIN)/pytest -m load -p no:cacheprovider --timeout 1800 tests/test_load.py
 
 ## release: validate and release the homework (student versions, and grading versions
 ## with the values of the teacher's solution in a file beside each); the student versions

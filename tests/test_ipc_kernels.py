@@ -9,7 +9,7 @@ import psutil
 import pytest
 from nbclient.exceptions import DeadKernelError
 
-from booktools.kernels import IPCKernelManager
+from booktools.kernels import STARTUP_TIMEOUT, IPCKernelManager
 
 pytestmark = pytest.mark.skipif(sys.platform != "linux", reason="abstract sockets: Linux")
 
@@ -27,7 +27,8 @@ def run(tmp_path):
         found["unix"] = {c.laddr for c in kernel.net_connections(kind="unix")}
         found["km"] = client.km
 
-    client = nbclient.NotebookClient(nb, timeout=60, kernel_manager_class=IPCKernelManager,
+    client = nbclient.NotebookClient(nb, timeout=60, startup_timeout=STARTUP_TIMEOUT,
+                                     kernel_manager_class=IPCKernelManager,
                                      resources={"metadata": {"path": str(tmp_path)}},
                                      shutdown_kernel="immediate", on_cell_executed=look)
     client.execute()
@@ -54,13 +55,14 @@ def test_kernels_listen_on_sockets_of_their_own_and_leave_no_file(tmp_path):
     assert [list(folder.iterdir()) for folder in folders] == [[], []]
 
 
-@pytest.mark.timeout(120)
+@pytest.mark.timeout(2 * STARTUP_TIMEOUT)  # a bound for a hang, not a wait
 def test_a_kernel_that_dies_is_noticed(tmp_path):
     """nbclient notices that a kernel on Unix sockets died (it polls the process while it
     waits for messages; with a blocking kernel manager it would wait for ever)."""
     nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(
         "import os, signal\nos.kill(os.getpid(), signal.SIGKILL)")])
-    client = nbclient.NotebookClient(nb, timeout=60, kernel_manager_class=IPCKernelManager,
+    client = nbclient.NotebookClient(nb, timeout=60, startup_timeout=STARTUP_TIMEOUT,
+                                     kernel_manager_class=IPCKernelManager,
                                      resources={"metadata": {"path": str(tmp_path)}})
     with pytest.raises(DeadKernelError):
         client.execute()

@@ -50,6 +50,8 @@ import pytest
 import yaml
 from chromium import require_chromium
 
+from booktools.kernels import STARTUP_TIMEOUT
+
 ROOT = Path(__file__).resolve().parents[1]
 BIN = Path(sys.executable).parent
 PANEL = ".jp-NotebookPanel:not(.lm-mod-hidden)"
@@ -199,7 +201,9 @@ def api(base, token, path, method="GET"):
     return json.loads(body) if body else None
 
 
-def wait_for_idle_kernel(base, token, chapter, timeout=90):
+def wait_for_idle_kernel(base, token, chapter, timeout=STARTUP_TIMEOUT):
+    """Until the chapter's kernel is idle: as long as any kernel of the book may take to
+    start (two JupyterLabs side by side on a busy machine); it returns when it is."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         states = [s["kernel"]["execution_state"] for s in api(base, token, "sessions")

@@ -64,7 +64,7 @@ from myst_parser.config.main import MdParserConfig
 from nbclient.exceptions import CellExecutionError, DeadKernelError
 from test_book_config import one_page_book, toc_files
 
-from booktools.kernels import IPCKernelManager
+from booktools.kernels import STARTUP_TIMEOUT, IPCKernelManager
 from booktools.sphinxext import execution
 from booktools.sphinxext.execution import read_jobs
 
@@ -245,6 +245,7 @@ async def run_chapter(path, env):
     client = ModifiedNotebookClient(nb, timeout=CELL_TIMEOUT, kernel_name="python3",
                                     resources={"metadata": {"path": str(path.parent)}},
                                     shutdown_kernel="immediate", record_timing=False,
+                                    startup_timeout=STARTUP_TIMEOUT,
                                     kernel_manager_class=IPCKernelManager)
     try:
         async with client.async_setup_kernel(env=env.vars):

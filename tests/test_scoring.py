@@ -22,6 +22,7 @@ from booktools import homework as hw
 from booktools.homework import scoring
 from booktools.homework.grading import read_values, values_path
 from booktools.homework.notebook import hidden_sources
+from booktools.kernels import STARTUP_TIMEOUT
 from lincls.homework.answers import EXPECTED_MIME, GRADING_ENV
 
 TEACHER = Path(__file__).parent / "fixtures" / "homework" / "teacher" / "fixture1.ipynb"
@@ -157,7 +158,8 @@ def run(source, env):
     old = {k: os.environ.get(k) for k in env}
     os.environ.update(env)
     try:
-        nbclient.NotebookClient(nb, timeout=60, record_timing=False).execute()
+        nbclient.NotebookClient(nb, timeout=60, startup_timeout=STARTUP_TIMEOUT,
+                                record_timing=False).execute()
     finally:
         for k, v in old.items():
             if v is None:

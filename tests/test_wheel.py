@@ -30,6 +30,7 @@ from nbclient import NotebookClient
 from test_book_config import toc_files
 
 import lincls
+from booktools.kernels import STARTUP_TIMEOUT
 from booktools.sphinxext.binder import config_macros
 from booktools.sphinxext.notebooks import FOLDER, LABEL, chapter_notebook, install_source
 
@@ -168,7 +169,7 @@ def test_a_served_chapter_runs_with_the_wheel_alone(name, clean_venv, tmp_path, 
                MPLCONFIGDIR=str(clean_venv / "mplconfig"),  # font cache: once per venv
                NUMBA_CACHE_DIR=str(clean_venv / "numba"))
     monkeypatch.setenv("JUPYTER_RUNTIME_DIR", str(tmp_path / "runtime"))  # connection files
-    client = NotebookClient(nb, km=km, timeout=600, startup_timeout=300,
+    client = NotebookClient(nb, km=km, timeout=600, startup_timeout=STARTUP_TIMEOUT,
                             resources={"metadata": {"path": str(work)}})
     client.execute(env=env)
     errors = [o for c in nb.cells for o in c.get("outputs", []) if o.output_type == "error"]

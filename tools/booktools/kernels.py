@@ -16,6 +16,13 @@ import uuid
 from jupyter_client import AsyncKernelManager
 from nbclient import NotebookClient
 
+# Seconds a kernel may take to start before a client gives up: every client the book's
+# machinery and its tests create waits this long (nbclient's default is 60 s; nbval's too,
+# which a CI run hit on two busy cores). A cold start (numba's cache, matplotlib's fonts,
+# imports from a cold disk) takes seconds on a quiet machine; on two cores shared with
+# four other kernels it took over 60 s once. The wait ends as soon as the kernel answers.
+STARTUP_TIMEOUT = 300
+
 
 class IPCKernelManager(AsyncKernelManager):
     """nbclient's default kernel manager (asynchronous: a blocking one would stop nbclient
@@ -31,6 +38,8 @@ class IPCKernelManager(AsyncKernelManager):
 
 def notebook_client(nb, folder, **kwargs):
     """nbclient's ``NotebookClient`` for ``nb``, its kernel started in ``folder`` and
-    managed by :class:`IPCKernelManager`; ``kwargs`` go to ``NotebookClient``."""
+    managed by :class:`IPCKernelManager`, waiting :data:`STARTUP_TIMEOUT` for it to start;
+    ``kwargs`` go to ``NotebookClient``."""
+    kwargs.setdefault("startup_timeout", STARTUP_TIMEOUT)
     return NotebookClient(nb, resources={"metadata": {"path": str(folder)}},
                           kernel_manager_class=IPCKernelManager, **kwargs)

@@ -1,0 +1,60 @@
+"""No wait that a busy machine can hit by accident: every Jupyter kernel the book's
+machinery and its tests start gets :data:`booktools.kernels.STARTUP_TIMEOUT` to start.
+
+nbclient, nbgrader's Execute and nbval each wait 60 s for a kernel unless told; a CI run
+on two busy cores once failed so ("Kernel didn't respond in 60 seconds"). These checks
+read the sources, so a new client that forgets the setting fails here, not on a busy day.
+"""
+
+import ast
+import re
+from pathlib import Path
+
+from booktools.kernels import STARTUP_TIMEOUT
+
+ROOT = Path(__file__).resolve().parents[1]
+SOURCES = sorted(p for top in ("tools", "tests", "lincls", "benchmarks")
+                 for p in (ROOT / top).rglob("*.py"))
+
+
+def name_of(func):
+    return func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
+
+
+def test_the_wait_is_generous():
+    # a cold start of a kernel that imports numpy, matplotlib, scikit-learn and numba
+    # took over 60 s on two cores with four other kernels starting beside it
+    assert STARTUP_TIMEOUT >= 300
+
+
+def test_every_notebook_client_is_given_the_startup_timeout():
+    """Every call that makes an nbclient client (NotebookClient, myst-nb's
+    ModifiedNotebookClient, the tests' subclasses) names ``startup_timeout``, or passes
+    ``**kwargs`` that set it."""
+    missing = []
+    for path in SOURCES:
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for func in ast.walk(tree):
+            if not isinstance(func, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Module)):
+                continue
+            sets_default = "startup_timeout" in ast.unparse(func) and any(
+                isinstance(c, ast.Call) and name_of(c.func) == "setdefault"
+                and c.args and getattr(c.args[0], "value", None) == "startup_timeout"
+                for c in ast.walk(func))
+            for call in ast.walk(func):
+                if not (isinstance(call, ast.Call)
+                        and re.search(r".Client$", name_of(call.func))):
+                    continue
+                names = {k.arg for k in call.keywords}
+                if "startup_timeout" in names or (None in names and sets_default):
+                    continue
+                missing.append(f"{path.relative_to(ROOT)}:{call.lineno}")
+    assert not missing, f"kernel clients without startup_timeout: {sorted(set(missing))}"
+
+
+def test_nbval_and_nbgrader_wait_as_long():
+    nbval = re.search(r"^NBVAL := (.*)$", (ROOT / "Makefile").read_text(), re.M).group(1)
+    found = re.search(r"--nbval-kernel-startup-timeout[= ](\d+)", nbval)
+    assert found and int(found.group(1)) >= STARTUP_TIMEOUT, nbval
+    autograde = (ROOT / "tools/booktools/homework/autograde.py").read_text()
+    assert "Execute.startup_timeout = STARTUP_TIMEOUT" in autograde
