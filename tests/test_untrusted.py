@@ -61,9 +61,14 @@ def test_links_fifos_devices_and_folders_are_not_read(folder):
         cases["device"] = lambda: os.mknod(place, stat.S_IFCHR | 0o600, os.makedev(1, 5))
     bound = []
 
-    def bind(path):
-        server = socket.socket(socket.AF_UNIX)
-        server.bind(str(path))
+    def bind(path):  # by a relative name: a run's temporary folder can be too deep for
+        server = socket.socket(socket.AF_UNIX)  # a socket's path (108 bytes)
+        here = os.getcwd()
+        os.chdir(path.parent)
+        try:
+            server.bind(path.name)
+        finally:
+            os.chdir(here)
         return server
 
     notes = {}

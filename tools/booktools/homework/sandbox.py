@@ -303,8 +303,6 @@ def _sandbox_cmd(uid, files=(), limits=None, info_fd=None, numba=None,
     for name, target in (("fd", "/proc/self/fd"), ("stdin", "/proc/self/fd/0"),
                          ("stdout", "/proc/self/fd/1"), ("stderr", "/proc/self/fd/2")):
         cmd += parents(Path("/dev", name)) + ["--symlink", target, f"/dev/{name}"]
-    for ro in _readonly_paths() if readonly is None else readonly:
-        cmd += parents(ro) + ["--ro-bind", str(ro), str(ro)]
     # all the kernel can write: one tmpfs, its home, /tmp, /dev/shm and its sockets
     cmd += parents(Path(STORE)) + ["--size", str(STORE_SIZE), "--perms", "0755",
                                    "--tmpfs", STORE]
@@ -312,7 +310,13 @@ def _sandbox_cmd(uid, files=(), limits=None, info_fd=None, numba=None,
     for folder, perms in ((HOME, "0777"), (TMP, "1777"), (SHM, "1777"),
                           (KERNEL_DIR, "1777")):
         cmd += ["--perms", perms, "--dir", folder]
-    cmd += ["--symlink", TMP, "/tmp", "--symlink", SHM, "/dev/shm"]
+    # /tmp's link relative: bwrap follows it while it builds the sandbox (below), where an
+    # absolute target would point outside the new root
+    cmd += ["--symlink", TMP.lstrip("/"), "/tmp", "--symlink", SHM, "/dev/shm"]
+    # the Python environment, read-only, after the store and its links: where it lives
+    # under /tmp or /home (a clone in /tmp, say) its mount point is made inside the store
+    for ro in _readonly_paths() if readonly is None else readonly:
+        cmd += parents(ro) + ["--ro-bind", str(ro), str(ro)]
     for name, fd in files:  # copies: bwrap writes them into the tmpfs
         cmd += ["--perms", "0666", "--file", str(fd), f"{HOME}/{name}"]
     if connection_fd is not None:
