@@ -15,7 +15,7 @@ from pathlib import Path
 
 from .notebook import SOLUTION_ONLY_TAG, STUDENT_SOLUTION_NOTE, fold
 from .release import release
-from .validation import markdown_problems
+from .validation import _closing, markdown_problems
 
 # MyST fences: backticks, colons, and tildes (```` ~~~{solution} ```` is the directive too)
 _FENCE = re.compile(r"^(?P<indent>\s*)(?P<fence>`{3,}|:{3,}|~{3,})\s*(?P<info>.*)$")
@@ -50,15 +50,6 @@ def titled_like_solution(title):
     words = re.findall(r"\w+", fold(title).replace("'", ""))
     return any(w in SOLUTION_WORDS or (w.endswith("S") and w[:-1] in SOLUTION_WORDS)
                for w in words) or any(sign in title for sign in SOLUTION_SIGNS)
-
-
-def _closing(lines, n, fence):
-    """Line number of the fence closing the one opened on line ``n``."""
-    for k in range(n + 1, len(lines)):
-        s = lines[k].strip()
-        if s and set(s) == {fence[0]} and len(s) >= len(fence):
-            return k
-    return None
 
 
 def _solution_blocks(lines, start=0, stop=None):
