@@ -237,7 +237,14 @@ def test_pages_builds_one_edition_and_deploys_with_githubs_actions():
     assert pages["env"]["EDITION"] in ("teacher", "student")
     assert {"pages": "write", "id-token": "write"}.items() <= pages["permissions"].items()
     build = [s for s in pages["jobs"]["build"]["steps"]]
-    assert [s.get("run") for s in build if "run" in s] == ["make pages"]
+    runs = [s.get("run") for s in build if "run" in s]
+    assert runs[0] == "make pages"
+    # the same site on the gh-pages branch, where the Colab buttons find the notebooks
+    assert runs[1:] == ['make publish REMOTE="https://x-access-token:${GITHUB_TOKEN}@github.com/'
+                        '${GITHUB_REPOSITORY}.git"'], runs
+    assert pages["permissions"]["contents"] == "write"
+    colab = yaml.safe_load((ROOT / "_config.yml").read_text())["launch_buttons"]
+    assert colab["colab_branch"] == "gh-pages"
     upload = next(s for s in build if s.get("uses", "").startswith(
         "actions/upload-pages-artifact@"))
     assert upload["with"]["path"] == "_build/pages"

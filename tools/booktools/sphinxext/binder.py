@@ -295,6 +295,7 @@ def _write_references(app, exception):
 
 
 def setup(app):
+    app.setup_extension("booktools.sphinxext.colab")  # the chapter's notebook in Colab too
     _patch_inline_execution()
     app.connect("source-read", _strip)
     app.connect("build-finished", _write_references)
