@@ -2,7 +2,7 @@
 
 import statistics
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Callable, Optional
 
 
@@ -13,6 +13,11 @@ class Case:
     ``lincls`` and ``sklearn`` are zero-argument callables that do the work and return
     whatever ``check`` needs; ``check(lincls_result, sklearn_result)`` returns a short
     string showing that both solved the task (e.g. both training errors).
+
+    ``floors`` maps a name to ``(callable, target or None)``: the same work done by a
+    bare pass over the data (e.g. as many ``X @ w`` as the fit has epochs). They are
+    timed in the same run, taking turns with both sides, and lincls's time is also
+    reported as a multiple of each, with its own target.
     """
 
     task: str
@@ -22,6 +27,7 @@ class Case:
     target: Optional[float] = None  # the ratio to meet, or None to report only
     repeats: int = 5
     warmup: bool = True  # one untimed call of each side first
+    floors: dict = field(default_factory=dict)  # name -> (callable, target or None)
 
 
 def median_times(fns, repeats, warmup=True):
@@ -43,21 +49,30 @@ def median_times(fns, repeats, warmup=True):
 
 def run_case(case):
     """Time both sides of a case; return one table row as a dict."""
-    (t_lin, t_sk), (r_lin, r_sk) = median_times([case.lincls, case.sklearn], case.repeats,
-                                              case.warmup)
-    ratio = t_lin / t_sk
-    if case.target is None:
-        verdict = "report only"
-    else:
-        verdict = f"≤ {case.target:g}: {'met' if ratio <= case.target else 'NOT met'}"
+    floors = list(case.floors.items())
+    times, results = median_times([case.lincls, case.sklearn] + [f for _, (f, _) in floors],
+                                  case.repeats, case.warmup)
+    (t_lin, t_sk), (r_lin, r_sk) = times[:2], results[:2]
+    ratios = [f"{t_lin / t_sk:.2f}"]
+    verdicts = [_verdict(t_lin / t_sk, case.target, "")]
+    for (name, (_, target)), t_floor in zip(floors, times[2:]):
+        ratios.append(f"{t_lin / t_floor:.2f}× {name} ({t_floor:.3g} s)")
+        if target is not None:
+            verdicts.append(_verdict(t_lin / t_floor, target, f"× {name}"))
     return {
         "task": case.task,
         "lincls s": f"{t_lin:.3g}",
         "scikit-learn s": f"{t_sk:.3g}",
-        "ratio": f"{ratio:.2f}",
-        "target": verdict,
+        "ratio": "; ".join(ratios),
+        "target": "; ".join(v for v in verdicts if v) or "report only",
         "both solved": case.check(r_lin, r_sk),
     }
+
+
+def _verdict(ratio, target, unit):
+    if target is None:
+        return ""
+    return f"≤ {target:g}{unit}: {'met' if ratio <= target else 'NOT met'}"
 
 
 def markdown_table(rows):

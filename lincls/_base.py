@@ -280,10 +280,11 @@ class IterativeMixin:
 
     * ``_epoch(state, X, y, order) -> (values, done)``: one pass over the samples
       ``X[order], y[order]`` (``order`` is a permutation, or ``slice(None)`` for the
-      given order), updating ``state`` (the weights w, or whatever the algorithm keeps,
-      such as dual variables) in place; ``values`` is a dict of numbers for
-      ``history_``, ``done`` says whether the algorithm has converged. An epoch that
-      must stop the fit unconverged raises :class:`StopFit`;
+      given order; a per-sample loop visits ``X[order[k]]`` for k = 0, 1, … rather than
+      copy X each epoch, see :meth:`_indices`), updating ``state`` (the weights w, or
+      whatever the algorithm keeps, such as dual variables) in place; ``values`` is a
+      dict of numbers for ``history_``, ``done`` says whether the algorithm has
+      converged. An epoch that must stop the fit unconverged raises :class:`StopFit`;
     * ``_not_converged_message(state, X, y)``, the text of the warning;
     * ``_callback_weights(state)`` when the state is not the weight vector: the weights
       the fit would return if it stopped now, which the callback sees;
@@ -302,6 +303,13 @@ class IterativeMixin:
     def _shuffles(self, y):
         """Whether the epochs visit the samples in a new random order (``shuffle=True``)."""
         return getattr(self, "shuffle", False)
+
+    @staticmethod
+    def _indices(order):
+        """``order`` as the compiled per-sample loops take it: the permutation, or None
+        for the given order. Indexing the rows through it costs an integer read per
+        sample; ``X[order]`` would copy all of X every epoch."""
+        return None if isinstance(order, slice) else order
 
     def _run_epochs(self, state, X, y, rng=None):
         """Run ``_epoch`` until it reports convergence or the epochs run out; return state.

@@ -89,14 +89,15 @@ def widrow_hoff_update(w, x, y, eta):
 
 
 @njit(cache=True)
-def lms_epoch(w, X, y, eta, batch_size, eta_decay=False, step=0):
+def lms_epoch(w, X, y, eta, batch_size, eta_decay=False, step=0, order=None):
     """One epoch of on-line or mini-batch Adaline over the samples in order.
 
     Defined in chapter "Adaline and gradient descent". With ``batch_size=1`` each step
     is :func:`widrow_hoff_update` (on-line LMS), otherwise :func:`adaline_step` on the
     next ``batch_size`` samples. ``step`` counts the steps taken before; with
-    ``eta_decay`` step k uses the rate η/k. Returns new weights (w is not changed) and
-    the step count.
+    ``eta_decay`` step k uses the rate η/k. ``order``, if given, is a permutation: the
+    epoch visits ``X[order[0]], X[order[1]], …`` (a mini-batch gathers its rows), never
+    copying X. Returns new weights (w is not changed) and the step count.
 
     Examples
     --------
@@ -108,9 +109,13 @@ def lms_epoch(w, X, y, eta, batch_size, eta_decay=False, step=0):
         step += 1
         rate = eta / step if eta_decay else eta
         if batch_size == 1:
-            widrow_hoff_update(w, X[start], y[start], rate)
-        else:
+            i = start if order is None else order[start]
+            widrow_hoff_update(w, X[i], y[i], rate)
+        elif order is None:
             w = adaline_step(w, X[start:start + batch_size], y[start:start + batch_size], rate)
+        else:
+            batch = order[start:start + batch_size]  # copies the rows of this batch only
+            w = adaline_step(w, X[batch], y[batch], rate)
     return w, step
 
 
@@ -248,8 +253,8 @@ class Adaline(IterativeClassifier):
             step += 1
             w = adaline_step(w, X, y, self._learning_rate(step))
         else:
-            w, step = lms_epoch(w, X[order], y[order], float(self.eta),
-                                int(self.batch_size), bool(self.eta_decay), step)
+            w, step = lms_epoch(w, X, y, float(self.eta), int(self.batch_size),
+                                bool(self.eta_decay), step, self._indices(order))
         loss, errors, gradient_norm = _epoch_summary(w, X, y)
         if not math.isfinite(loss):  # (an infinite or NaN weight makes the loss so too)
             raise StopFit(

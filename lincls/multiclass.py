@@ -130,13 +130,14 @@ def discriminants(W, z, g):
 
 
 @njit(cache=True)
-def multiclass_epoch(W, Z, t, eta, absolute):
+def multiclass_epoch(W, Z, t, eta, absolute, order=None):
     """One epoch of the multi-class perceptron over Z in order, updating W in place.
 
     Defined in chapter "Multi-category classification". A sample of class i is a mistake
     when its true class does not strictly beat every other class; the wrongly chosen
     class j is the best of the others (the first one on ties). The increment is η, or
     with ``absolute=True`` the absolute-correction increment. Returns the mistakes.
+    ``order``, if given, is a permutation: the epoch visits ``Z[order[0]], Z[order[1]], …``.
 
     Examples
     --------
@@ -151,7 +152,8 @@ def multiclass_epoch(W, Z, t, eta, absolute):
     """
     mistakes = 0
     g = np.empty(W.shape[0])
-    for n in range(Z.shape[0]):
+    for k in range(Z.shape[0]):
+        n = k if order is None else order[k]
         z, i = Z[n], t[n]
         discriminants(W, z, g)
         wrong, best = -1, -np.inf
@@ -349,8 +351,8 @@ class MulticlassPerceptron(IterativeMixin, ClassifierMixin, BaseEstimator):
         return self
 
     def _epoch(self, W, Z, t, order):
-        mistakes = multiclass_epoch(W, Z[order], t[order], float(self.eta),
-                                    self.correction == "absolute")
+        mistakes = multiclass_epoch(W, Z, t, float(self.eta), self.correction == "absolute",
+                                    self._indices(order))
         return {"mistakes": mistakes}, mistakes == 0  # a clean sweep: all strictly right
 
     def _not_converged_message(self, W, Z, t):

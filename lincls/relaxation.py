@@ -203,12 +203,13 @@ def batch_stability_bound(Z):
 
 
 @njit(cache=True, error_model="numpy")
-def relaxation_epoch(w, Z, b, eta, threshold):
+def relaxation_epoch(w, Z, b, eta, threshold, order=None):
     """One pass of single-sample relaxation over Z in order, updating w in place.
 
     Defined in chapter "Relaxation procedures". A sample violates the margin when
     w · z < ``threshold`` (b, or b less a rounding tolerance); it is corrected at once
-    with :func:`relaxation_correction`. Returns the number of corrections.
+    with :func:`relaxation_correction`. Returns the number of corrections. ``order``, if
+    given, is a permutation: the pass visits ``Z[order[0]], Z[order[1]], …``.
 
     Examples
     --------
@@ -217,7 +218,8 @@ def relaxation_epoch(w, Z, b, eta, threshold):
     (2, [1.0, 0.0])
     """
     corrections = 0
-    for i in range(Z.shape[0]):
+    for k in range(Z.shape[0]):
+        i = k if order is None else order[k]
         if w @ Z[i] < threshold:
             w[:] = relaxation_correction(w, Z[i], b, eta)
             corrections += 1
@@ -335,7 +337,7 @@ class Relaxation(IterativeClassifier):
         threshold = b * (1.0 - RTOL)
         if self.mode == "single":
             w_new = w.copy()
-            relaxation_epoch(w_new, Z[order], b, eta, threshold)
+            relaxation_epoch(w_new, Z, b, eta, threshold, self._indices(order))
         else:
             w_new = batch_relaxation_step(w, Z, b, eta)
         loss = relaxation_criterion(w_new, Z, b) if np.all(np.isfinite(w_new)) else np.inf
