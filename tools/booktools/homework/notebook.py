@@ -5,7 +5,7 @@ Defined in chapter "For teachers" (``book/teachers.md``).
 
 from __future__ import annotations
 
-import json
+import os
 import re
 import unicodedata
 from pathlib import Path
@@ -309,28 +309,29 @@ def exit_status(client):
 # ---------------------------------------------------------------------------------
 # Reading and validating teacher notebooks
 # ---------------------------------------------------------------------------------
-def _read(path):
-    """Read a notebook, turning every way it can be unreadable into a HomeworkError."""
-    import nbformat
+#: The largest notebook :func:`_read` reads (bytes): a teacher's, with its outputs, is
+#: well below it.
+MAX_NOTEBOOK = 64 << 20
+
+
+def _read(path, root=None):
+    """Read a notebook through the gate (:func:`booktools.homework.untrusted.read_notebook`):
+    a regular file with one name (no symbolic or hard link, FIFO or device), at most
+    :data:`MAX_NOTEBOOK` bytes, parsed and validated in a separate, limited process; with
+    ``root``, no folder from ``root`` down to it may be a symbolic link either. Every way it
+    can be unreadable is a :class:`HomeworkError` naming the file (its cause the gate's
+    :class:`~booktools.homework.untrusted.Untrusted`)."""
+    from .untrusted import Untrusted, read_notebook
 
     path = Path(path)
     try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise HomeworkError(path, f"cannot be read: {exc}") from exc
-    try:
-        json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise HomeworkError(
-            path, f"is not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})"
-        ) from exc
-    try:
-        nb = nbformat.reads(text, as_version=4)
-        nbformat.validate(nb)
-    except Exception as exc:  # nbformat raises several types for a bad schema
-        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-        raise HomeworkError(path, f"is not a valid notebook: {first}") from exc
-    return nb
+        return read_notebook(path, MAX_NOTEBOOK, root=root)
+    except Untrusted as exc:
+        note = exc.note
+        if note.startswith("not readable: "):
+            rest = note[len("not readable: "):]
+            note = ("is " + rest) if rest.startswith("not ") else "cannot be read: " + rest
+        raise HomeworkError(path, note) from exc
 
 
 def _nbgrader(cell):
@@ -596,7 +597,23 @@ def describe(path, summary, chapters, minutes):
         "minutes": minutes,
     }
     _check_metadata(nb, path)
-    nbformat.write(nb, path)
+    _replace_file(Path(path), nbformat.writes(nb) + "\n")
+
+
+def _replace_file(path, text):
+    """Put a new file holding ``text`` in the place of ``path`` by a rename: a symbolic
+    link put there meanwhile is replaced, never followed."""
+    import tempfile
+
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(text)
+        os.chmod(tmp, os.stat(path, follow_symlinks=False).st_mode & 0o777)
+        os.replace(tmp, path)
+    except BaseException:
+        os.unlink(tmp)
+        raise
 
 
 def _notebooks(src):

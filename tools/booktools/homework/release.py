@@ -10,6 +10,7 @@ import json
 import os
 import re
 import shutil
+import stat
 import subprocess
 import tempfile
 from pathlib import Path
@@ -36,7 +37,11 @@ from .notebook import (
     public_lines,
     solution_lines,
 )
+from .untrusted import read_bytes
 from .validation import _check_notebook
+
+#: The largest self-check registry a release reads back (bytes).
+MAX_REGISTRY = 16 << 20
 
 
 def _student_source(cell, regions):
@@ -200,23 +205,28 @@ def release(src, out, grading=None, seed=None, students=None, costs=None):
         The notebooks written to ``out``.
     """
 
+    from .variants import check_student_id
+
     root, paths = _notebooks(src)
     out = Path(out)
     out_dir = out.resolve()
     root_dir = Path(root).resolve()
     for target in [out] + ([Path(grading)] if grading is not None else []):
+        _check_target(target)
         target = target.resolve()
         if target == root_dir or target in root_dir.parents:
             raise ValueError(f"{target}: refusing to overwrite a teacher notebook; "
                              "OUT holds SRC")
     if students is not None and seed is None:
         raise ValueError("one variant per student needs the course secret (--seed)")
+    for student in students or []:
+        check_student_id(student)
     # never read an earlier release inside SRC as teacher notebooks
     paths = [p for p in paths if out_dir not in p.resolve().parents]
     errors, students_nb = [], []
     for path in paths:
         try:
-            nb = _read(path)
+            nb = _read(path, root=root)  # through the gate: SRC may come from an archive
         except HomeworkError as exc:
             errors.append(exc)
             continue
@@ -251,8 +261,8 @@ def release(src, out, grading=None, seed=None, students=None, costs=None):
                                                      f"is in its student version: {line!r}")
                                  for path, line in leaks])
     if grading is not None:
-        _write_atomically(graded, Path(grading))
-    _write_atomically(mine, out)
+        _write_atomically(graded, Path(grading), students is not None)
+    _write_atomically(mine, out, students is not None)
     return [out / name for name, _ in mine if name.suffix == ".ipynb"]
 
 
@@ -327,7 +337,8 @@ def _variants(notebooks, rel, secret, students, grading, costs=None):
                     continue
                 files = []
                 if registry.exists():
-                    files.append((name.with_name(answers), registry.read_text("utf-8")))
+                    text = read_bytes(registry, MAX_REGISTRY, root=tmp).decode("utf-8")
+                    files.append((name.with_name(answers), text))
                     if costs is not None:
                         costs.add(registry, checked, priors, student)
                 else:
@@ -388,16 +399,52 @@ def _numbers(recorded):
     return arr if arr.size and np.all(np.isfinite(arr)) else None
 
 
-def _write_atomically(files, out):
-    """Write ``[(relative path, text)]`` under ``out`` by way of a temporary folder."""
-    out_dir = Path(out).resolve()
+def _check_target(out):
+    """Refuse an output folder ``out`` that is a symbolic link or not a folder: a release
+    replaces the folder itself, never what a link points to."""
+    try:
+        st = os.lstat(out)
+    except FileNotFoundError:
+        return
+    if stat.S_ISLNK(st.st_mode):
+        raise ValueError(f"{out}: a symbolic link; a release replaces its output folder as "
+                         "a whole, so name the folder itself")
+    if not stat.S_ISDIR(st.st_mode):
+        raise ValueError(f"{out}: not a folder; a release writes a folder there")
+
+
+def _write_atomically(files, out, per_student=False):
+    """Write ``[(relative path, text)]`` under ``out`` by way of a temporary folder.
+
+    The temporary folder is new (``mkdtemp``, only ours), each folder and file in it is
+    created anew (a file with ``O_EXCL | O_NOFOLLOW``), never opened through a link, and
+    each path is checked to stay inside it; with ``per_student``, the first part of each
+    name is a student id, checked by :func:`~booktools.homework.variants.student_path`.
+    ``out`` itself is replaced by renames, a link there refused (:func:`_check_target`).
+    """
+    from .variants import student_path
+
+    out = Path(out)
+    _check_target(out)
+    # the folder itself, never a link's target (which _check_target refused)
+    out_dir = out.resolve() if out.name in ("", ".", "..") else out.parent.resolve() / out.name
     out_dir.parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix=f".{out_dir.name}.", dir=out_dir.parent))
     try:
         for name, text in files:
-            target = tmp / name
-            target.parent.mkdir(parents=True, exist_ok=True)
-            target.write_text(text, encoding="utf-8")
+            name = Path(name)
+            if name.is_absolute() or any(p in ("", ".", "..") for p in name.parts):
+                raise ValueError(f"{name}: not a name inside {out}")
+            target = student_path(tmp, *name.parts) if per_student else tmp / name
+            folder = tmp
+            for part in target.relative_to(tmp).parts[:-1]:
+                folder = folder / part
+                if not os.path.isdir(folder):
+                    os.mkdir(folder)
+            fd = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW
+                         | os.O_CLOEXEC, 0o666)
+            with os.fdopen(fd, "w", encoding="utf-8") as f:
+                f.write(text)
         _replace_dir(tmp, out_dir)
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
@@ -405,11 +452,13 @@ def _write_atomically(files, out):
 
 
 def _replace_dir(new, target):
-    """Put the directory ``new`` in the place of ``target`` by renames (same filesystem)."""
+    """Put the directory ``new`` in the place of ``target`` by renames (same filesystem);
+    a symbolic link at ``target`` is refused, never followed."""
+    _check_target(target)
     old = None
-    if target.exists():
-        old = target.with_name(f".{target.name}.old-{os.getpid()}")
-        os.rename(target, old)
+    if os.path.lexists(target):
+        old = Path(tempfile.mkdtemp(prefix=f".{target.name}.old-", dir=target.parent))
+        os.rename(target, old)  # a folder onto the new empty one: atomic
     try:
         os.rename(new, target)
     except BaseException:

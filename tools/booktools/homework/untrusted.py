@@ -12,7 +12,8 @@ and its ``fstat`` must be the ``lstat``'s file; at most ``limit`` bytes are read
 :func:`parse_json` parses bytes in a separate process under limits on memory, CPU time
 and wall time, and hands back only a value nested at most :data:`MAX_DEPTH` deep, so no
 parser bomb (deep nesting, a huge document) reaches the caller's process;
-:func:`read_notebook` does both and validates the notebook there too.
+:func:`read_notebook` does both, then validates the bounded value as a notebook with
+nbformat.
 
 Each refusal is an :class:`Untrusted` error whose ``note`` says why in a few words,
 for a grades file or a message: it is never a traceback, and a caller gives the
@@ -47,10 +48,11 @@ from pathlib import Path
 #: ``application/json`` some more).
 MAX_DEPTH = 64
 #: Bytes of memory (address space), CPU seconds and wall seconds the parsing process may
-#: use.
+#: use. The CPU limit stops a parse that computes too long; the wall limit only a child
+#: that hangs, so it is ten times as long (a busy machine must not reach it by accident).
 PARSE_MEMORY = 2 << 30
 PARSE_CPU = 60
-PARSE_WALL = 120
+PARSE_WALL = 600
 
 _KINDS = ((stat.S_ISLNK, "a symbolic link"), (stat.S_ISDIR, "a folder"),
           (stat.S_ISFIFO, "a FIFO (named pipe)"), (stat.S_ISSOCK, "a socket"),
@@ -147,7 +149,7 @@ def read_bytes(path, limit, root=None):
 # nested at most MAX_DEPTH deep, so the caller's json.loads of it is safe.
 _CHILD = r"""
 import json, resource, sys
-memory, cpu, depth, notebook = (int(a) for a in sys.argv[1:5])
+memory, cpu, depth = (int(a) for a in sys.argv[1:4])
 resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
 resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu))
 resource.setrlimit(resource.RLIMIT_FSIZE, (0, 0))
@@ -183,17 +185,6 @@ def main():
             getattr(exc, "lineno", 0), getattr(exc, "colno", 0), getattr(exc, "msg", exc)), None
     if deeper(value, depth):
         return "JSON nested deeper than %d levels" % depth, None
-    if notebook:
-        import nbformat
-        try:
-            nb = nbformat.reads(text, as_version=4)
-            nbformat.validate(nb)
-        except Exception as exc:
-            first = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
-            return "not a valid notebook: " + first[:200], None
-        value = nb
-        if deeper(value, depth):
-            return "JSON nested deeper than %d levels" % depth, None
     return None, value
 
 try:
@@ -218,7 +209,7 @@ def parse_json(data, notebook=False, max_depth=MAX_DEPTH, memory=PARSE_MEMORY,
     validates (as version 4), returned as a :class:`nbformat.NotebookNode`. Anything
     else is :class:`Untrusted`."""
     cmd = [sys.executable, "-I", "-c", _CHILD, str(int(memory)), str(int(cpu)),
-           str(int(max_depth)), "1" if notebook else "0"]
+           str(int(max_depth))]
     try:
         done = subprocess.run(cmd, input=data, capture_output=True, timeout=wall,
                               env={"PATH": os.defpath, "LANG": "C.UTF-8"})
@@ -231,12 +222,20 @@ def parse_json(data, notebook=False, max_depth=MAX_DEPTH, memory=PARSE_MEMORY,
         raise Untrusted(f"not readable: {why}")
     if head == b"error":
         raise Untrusted("not readable: " + body.decode("utf-8", "replace"))
-    value = json.loads(body.decode("utf-8", "surrogatepass"))  # at most max_depth deep
-    if notebook:
-        import nbformat
+    text = body.decode("utf-8", "surrogatepass")  # a value at most max_depth deep
+    if not notebook:
+        return json.loads(text)
+    # nbformat's reading and validation run here, on the bounded value the child wrote
+    # (importing nbformat in every child would cost a second a file)
+    import nbformat
 
-        return nbformat.from_dict(value)
-    return value
+    try:
+        nb = nbformat.reads(text, as_version=4)
+        nbformat.validate(nb)
+    except Exception as exc:  # nbformat raises several kinds
+        first = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+        raise Untrusted("not readable: not a valid notebook: " + first[:200]) from None
+    return nb
 
 
 def read_notebook(path, limit, root=None, **limits):

@@ -513,9 +513,20 @@ def record_variant(nb, path, seed, key, registry, timeout=600, priors=None):
 
 
 def read_roster(path):
-    """Student ids from a CSV file: the column ``id`` (or the first column)."""
-    with open(path, newline="", encoding="utf-8") as f:
-        rows = list(csv.reader(f))
+    """Student ids from a CSV file: the column ``id`` (or the first column). The file is
+    read through the gate (:func:`booktools.homework.untrusted.read_bytes`: a regular
+    file, no link, FIFO or device, at most 16 MiB); any refusal names it."""
+    import io
+
+    from .untrusted import Untrusted, read_bytes
+
+    try:
+        rows = list(csv.reader(io.StringIO(read_bytes(path, 16 << 20).decode("utf-8"),
+                                           newline="")))
+    except Untrusted as exc:
+        raise Untrusted(f"{path}: {exc.note}", Path(path)) from None
+    except (UnicodeDecodeError, csv.Error) as exc:
+        raise ValueError(f"{path}: the roster cannot be read: {exc}") from None
     if not rows:
         raise ValueError(f"{path}: the roster is empty")
     head = [h.strip().lower() for h in rows[0]]
