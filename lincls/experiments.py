@@ -518,6 +518,9 @@ def holdout_learning_curves(estimators, X_train, y_train, X_test, y_test, sizes,
                 idx = rng.choice(len(y_train), size=n, replace=False)
             for name, make in estimators.items():
                 clf = make().fit(X_train[idx], y_train[idx])
-                e_in[name][k] += (1 - clf.score(X_train[idx], y_train[idx])) / n_repeats
-                e_out[name][k] += (1 - clf.score(X_test, y_test)) / n_repeats
+                # 1 - accuracy, as clf.score computes it, without its checks of the labels
+                # (about 2 ms a call, more than most of these fits)
+                e_in[name][k] += (1 - np.mean(clf.predict(X_train[idx]) == y_train[idx])
+                                  ) / n_repeats
+                e_out[name][k] += (1 - np.mean(clf.predict(X_test) == y_test)) / n_repeats
     return e_in, e_out

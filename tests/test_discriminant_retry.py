@@ -1,5 +1,6 @@
 """separating_weights retries an undecided HiGHS solve with other methods (chapter "Counting
-dichotomies: Cover's theorem", whose sweep of 1600 linear programs contains this case)."""
+dichotomies: Cover's theorem", whose sweep of linear programs held this case while it drew
+50 problems a point; it draws 25 now)."""
 
 from types import SimpleNamespace
 
