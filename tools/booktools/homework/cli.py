@@ -70,18 +70,29 @@ def cmd_release(args):
 
 
 def cmd_autograde(args):
+    from . import gradebook
     from .variants import read_roster
 
+    titles = gradebook.parse_columns(args.column)  # before grading: a typo costs nothing
+    roster = gradebook.read_roster(args.students) if args.students and args.format else None
     students = read_roster(args.students) if args.students else None
     rows, problems = autograde(args.grading, args.submitted, students=students,
                                notebooks=args.notebooks, out=args.out,
                                timeout=args.timeout, echo=print,
                                sandbox=not args.no_sandbox, workers=args.workers,
-                               notebook_timeout=args.notebook_timeout)
+                               notebook_timeout=args.notebook_timeout,
+                               feedback=args.feedback)
     for problem in problems:
         print(problem, file=sys.stderr)
     if rows:
         print(f"wrote {args.out}")
+    if rows and args.format:  # the course platforms' import files, from the same rows
+        paths, notes = gradebook.write_gradebooks(rows, args.out, args.format,
+                                                  roster=roster, titles=titles)
+        for note in notes:
+            print(note, file=sys.stderr)
+        for path in paths:
+            print(f"wrote {path}")
     # a submission costs only its own rows: whatever it did is a zero and a note, and the
     # status is 0 once every row is written; 1 only when there was nothing to grade
     return 0 if rows else 1
@@ -247,6 +258,17 @@ def _parser():
     p.add_argument("--no-sandbox", action="store_true",
                    help="run the submissions without the sandbox, with your rights "
                         "(said on stderr and in the grades' first row)")
+    p.add_argument("--feedback", default=None, metavar="DIR",
+                   help="also write each student's feedback, DIR/ID/NAME.html and .md: "
+                        "points, visible failures and answers, never a hidden test")
+    p.add_argument("--format", nargs="+", action="extend", default=[], metavar="PLATFORM",
+                   choices=["canvas", "moodle"],
+                   help="also write the gradebook-import CSV of these platforms beside "
+                        "--out (grades.canvas.csv, grades.moodle.csv): a row per roster "
+                        "student, a column per notebook, its maximum")
+    p.add_argument("--column", action="append", default=[], metavar="NAME=TITLE",
+                   help="with --format: the title of notebook NAME's column, e.g. "
+                        "'homework2=Homework 2 (12345)' (Canvas's assignment 12345)")
     p.set_defaults(run=cmd_autograde)
     p = sub.add_parser("validate", help="validate notebooks without writing anything")
     p.add_argument("src", nargs="+")
