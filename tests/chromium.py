@@ -16,7 +16,10 @@ ROOT = Path(__file__).resolve().parents[1]
 CHROMIUM = os.environ.get("CHROMIUM") or shutil.which("chromium") or "/usr/bin/chromium"
 ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
         "--disable-background-networking", "--disable-component-update", "--disable-sync"]
-TIMEOUT_MS = 30_000  # default for every Playwright wait and action
+# Every Playwright wait and action waits for its event at most this long: generous for a
+# page that loads, runs a script or animates on two cores busy with other tests (axe once
+# needed over 60 s there); a wait that sees its event goes on at once, so it costs nothing
+TIMEOUT_MS = 180_000
 
 
 def require(condition, why):
@@ -44,7 +47,7 @@ def launch():
 
     with sync_playwright() as playwright:
         browser = playwright.chromium.launch(
-            executable_path=CHROMIUM, headless=True, args=ARGS, timeout=60_000)
+            executable_path=CHROMIUM, headless=True, args=ARGS, timeout=TIMEOUT_MS)
         try:
             yield browser
         finally:

@@ -12,6 +12,10 @@ critical; every image of an article needs alt text that says what it shows; the
 dropdowns, widget sliders and animation controls are used with the keyboard; and in the
 theme's dark mode every figure keeps its opaque light background (screenshots
 ``_build/screenshots/dark_*.png``).
+
+On a phone (390 px wide, every page): nothing sticks out of the screen except inside a
+container that scrolls sideways, equation numbers never overlap their equations, images
+fit, and the menu buttons open the navigation (screenshots ``_build/screenshots/phone_*.png``).
 """
 
 import functools
@@ -26,7 +30,7 @@ from urllib.parse import unquote, urlsplit
 
 import pytest
 import yaml
-from chromium import require, require_chromium
+from chromium import TIMEOUT_MS, require, require_chromium
 
 ROOT = Path(__file__).resolve().parents[1]
 HTML = ROOT / "_build" / "html"
@@ -112,10 +116,11 @@ def offline(browser, server):
 
 
 @contextmanager
-def offline_context(browser, server):
+def offline_context(browser, server, **options):
     """A browser context that sees only the local site and the local CDN copies.
 
     Yields the context and the list of offline problems (blocked or unknown requests).
+    `options` go to Playwright's ``new_context`` (default: a 1280 x 900 viewport).
     """
     problems = []
 
@@ -146,8 +151,8 @@ def offline_context(browser, server):
                       content_type=mimetypes.guess_type(target.name)[0] or "text/plain",
                       headers={"Access-Control-Allow-Origin": "*"})
 
-    context = browser.new_context(viewport={"width": 1280, "height": 900})
-    context.set_default_timeout(30_000)
+    context = browser.new_context(**{"viewport": {"width": 1280, "height": 900}, **options})
+    context.set_default_timeout(TIMEOUT_MS)
     context.route("**/*", handle)
     try:
         yield context, problems
@@ -216,11 +221,11 @@ def typeset(page):
         return [f"{raw} math elements but MathJax is not loaded"] if raw else []
     page.wait_for_function("() => window.MathJax && MathJax.startup && MathJax.startup.promise")
     # a promise that never settles must fail the test, not hang it
-    finished = page.evaluate("""() => Promise.race([
+    finished = page.evaluate("""ms => Promise.race([
         MathJax.startup.promise.then(() => true),
-        new Promise(r => setTimeout(() => r(false), 30000))])""")
+        new Promise(r => setTimeout(() => r(false), ms))])""", TIMEOUT_MS)
     if not finished:
-        return ["MathJax did not finish typesetting within 30 s"]
+        return [f"MathJax did not finish typesetting within {TIMEOUT_MS // 1000} s"]
     return page.evaluate(r"""() => {
         const problems = [];
         const errors = document.querySelectorAll('mjx-merror, [data-mjx-error]');
@@ -245,11 +250,11 @@ def typeset(page):
 
 
 def images(page):
-    # wait for the images to settle, at most 15 s; any still missing are reported below
-    page.evaluate("""() => Promise.race([
+    # wait for the images to settle (at most TIMEOUT_MS); any still missing are reported below
+    page.evaluate("""ms => Promise.race([
         Promise.all([...document.images].map(img =>
             img.complete ? null : new Promise(r => { img.onload = img.onerror = r; }))),
-        new Promise(r => setTimeout(r, 15000))])""")
+        new Promise(r => setTimeout(r, ms))])""", TIMEOUT_MS)
     broken = page.evaluate("""() => [...document.images]
         .filter(img => !(img.complete && img.naturalWidth > 0)).map(img => img.src.slice(0, 80))""")
     return [f"image not loaded: {src}" for src in broken]
@@ -289,7 +294,7 @@ def animations(page):
         anim.locator("button[onclick*='play_animation']").click()
         try:
             page.wait_for_function("([el, src]) => el.src !== src",
-                                   arg=[img.element_handle(), before], timeout=10_000)
+                                   arg=[img.element_handle(), before], timeout=TIMEOUT_MS)
         except Exception:
             problems.append(f"animation {i} does not change frame when played")
         anim.locator("button[onclick*='pause_animation']").click()
@@ -307,7 +312,7 @@ def dropdowns(page):
             problems.append(f"dropdown {i} is open before it is clicked")
         box.locator(".admonition-title").click()
         try:
-            body.wait_for(state="visible", timeout=5_000)
+            body.wait_for(state="visible", timeout=TIMEOUT_MS)
         except Exception:
             problems.append(f"dropdown {i} does not open: {box.inner_text()[:60]!r}")
     details = page.locator("main details")
@@ -330,11 +335,11 @@ def axe(page, name):
         document.getAnimations().filter(a => a.effect.getComputedTiming().endTime < Infinity)
             .map(a => a.finished))])""")
     page.add_script_tag(path=AXE)
-    violations = page.evaluate("""() => Promise.race([
+    violations = page.evaluate("""ms => Promise.race([
         axe.run(document, {resultTypes: ['violations']}).then(r => r.violations),
-        new Promise(r => setTimeout(() => r(null), 60000))])""")
+        new Promise(r => setTimeout(() => r(null), ms))])""", TIMEOUT_MS)
     if violations is None:
-        return [f"{name}: axe did not finish within 60 s"]
+        return [f"{name}: axe did not finish within {TIMEOUT_MS // 1000} s"]
     return [f"{name}: {v['id']} ({v['impact']}): {node['target']} {node['html'][:100]!r}"
             f" - {v['help']}"
             for v in violations if v["impact"] in SERIOUS for node in v["nodes"]]
@@ -397,7 +402,7 @@ def test_page(offline, server, name):
 def test_root_redirects_to_the_landing_page(offline, server):
     page, problems = open_page(offline, server, "index")
     try:
-        page.wait_for_url(f"{server}book/index.html", timeout=30_000)
+        page.wait_for_url(f"{server}book/index.html", timeout=TIMEOUT_MS)
         assert page.locator("main h1").first.inner_text().startswith("Linear Classification")
     finally:
         page.close()
@@ -424,7 +429,8 @@ def test_search_finds_perceptron(offline, server):
     page, problems = open_page(offline, server, "search", "?q=perceptron")
     try:
         # Sphinx shows the results one by one, then a summary "Search finished, found ...".
-        page.locator("#search-results .search-summary", has_text="found").wait_for(timeout=30_000)
+        summary = page.locator("#search-results .search-summary", has_text="found")
+        summary.wait_for(timeout=TIMEOUT_MS)
         hrefs = [a.get_attribute("href")
                  for a in page.locator("#search-results ul.search li a").all()]
         found = {urlsplit(h).path.removesuffix(".html") for h in hrefs}
@@ -477,7 +483,7 @@ def tab_to(page, target, start=None, presses=3):
     return reached
 
 
-def changes(page, locator, expression, action, timeout=5_000):
+def changes(page, locator, expression, action, timeout=TIMEOUT_MS):
     """Whether `expression` (a function of the element) changes after `action()`."""
     before = locator.evaluate(expression)
     action()
@@ -500,9 +506,9 @@ def test_dropdowns_open_with_the_keyboard(offline, server):
         assert body.is_hidden()
         assert tab_to(page, button, start=box), "Tab does not reach the solution's toggle"
         page.keyboard.press("Enter")
-        body.wait_for(state="visible", timeout=5_000)
+        body.wait_for(state="visible", timeout=TIMEOUT_MS)
         page.keyboard.press("Space")
-        body.wait_for(state="hidden", timeout=5_000)
+        body.wait_for(state="hidden", timeout=TIMEOUT_MS)
         found += problems
     finally:
         page.close()
@@ -625,3 +631,178 @@ def test_figures_stay_readable_in_dark_mode(offline, server, name):
     rgb = [int(v) / 255 for v in re.findall(r"\d+", background)[:3]]
     assert 0.2126 * rgb[0] + 0.7152 * rgb[1] + 0.0722 * rgb[2] < 0.2, background  # dark page
     assert found == [], "\n".join(found)
+
+
+# --- a phone-sized screen ----------------------------------------------------------------
+# A phone's screen in CSS pixels (an iPhone 12 to 15 is 390 x 844), with touch, as Chromium's
+# mobile emulation: a page with content wider than the screen would widen its layout viewport.
+PHONE = {"viewport": {"width": 390, "height": 844}, "device_scale_factor": 2,
+         "is_mobile": True, "has_touch": True}
+# Chapters whose phone screenshots go to _build/screenshots/phone_*.png, each scrolled to
+# what a narrow screen strains: long labelled equations, an animation, code and a widget.
+PHONE_SHOTS = {
+    "book/statmech": "#equation-replica-trick",
+    "book/perceptron": "main div.animation",
+    "book/troubleshooting": "main .jupyter-widgets",
+}
+
+PHONE_LAYOUT = r"""W => {
+    const problems = [], page = document.documentElement.scrollWidth;
+    const name = el => el.tagName.toLowerCase() + (el.id ? '#' + el.id : '')
+        + [...el.classList].slice(0, 3).map(c => '.' + c).join('');
+    const scrolls = el => ['auto', 'scroll'].includes(getComputedStyle(el).overflowX);
+    if (window.innerWidth !== W || page > W)  // the browser widens the page to fit it
+        problems.push(`the page is ${Math.max(page, window.innerWidth)} px wide on a ${W} px`
+                      + ' screen: it scrolls sideways');
+    // Nothing sticks out of the screen, except inside a container that scrolls sideways
+    // (display math, tables, code, outputs): that container must fit itself. Hidden
+    // elements count too (a heading's "#" link widens the page), but not those of a hidden
+    // fixed panel (the sidebars wait off the screen).
+    const fixed = el => getComputedStyle(el).position === 'fixed'
+        || (el.parentElement && el.parentElement !== document.body && fixed(el.parentElement));
+    const out = new Set();
+    for (const el of document.body.querySelectorAll('*')) {
+        const r = el.getBoundingClientRect();
+        if (r.width === 0 || r.height === 0 || (r.left >= -1 && r.right <= W + 1)) continue;
+        if (!el.checkVisibility({visibilityProperty: true}) && fixed(el)) continue;
+        if (el.closest('mjx-assistive-mml')) continue;  // MathJax's copy for screen readers
+        let up = el.parentElement;
+        while (up && up !== document.body && !scrolls(up) && !out.has(up)) up = up.parentElement;
+        if (up && up !== document.body) continue;  // in a scrolling box, or inside one reported
+        out.add(el);
+        const text = JSON.stringify(el.textContent.trim().slice(0, 50));
+        problems.push(`${name(el)} spans ${Math.round(r.left)} to ${Math.round(r.right)} px`
+                      + ` of a ${W} px screen: ${text}`);
+    }
+    // A labelled equation and its number never overlap, however wide the equation is
+    // (its rendered box counts in full, also the part scrolled out of its container).
+    let labelled = 0;
+    for (const number of document.querySelectorAll('div.math > span.eqno')) {
+        const math = number.parentElement.querySelector('mjx-container > mjx-math');
+        if (!math) continue;
+        labelled++;
+        const a = number.getBoundingClientRect(), b = math.getBoundingClientRect();
+        if (a.left < b.right && b.left < a.right && a.top < b.bottom && b.top < a.bottom)
+            problems.push(`equation ${number.textContent.replace('#', '').trim()} overlaps its`
+                          + ` number: math at ${Math.round(b.left)} to ${Math.round(b.right)} px,`
+                          + ` number at ${Math.round(a.left)} to ${Math.round(a.right)} px`);
+    }
+    // Inline math scrolls only where its formula is wider than the line (else a browser
+    // that shows scrollbars would draw one under it).
+    for (const box of document.querySelectorAll('span.math')) {
+        const math = box.querySelector('mjx-math');
+        if (math && box.scrollWidth > box.clientWidth + 1
+                && math.getBoundingClientRect().width <= box.clientWidth + 1)
+            problems.push(`inline math ${JSON.stringify(box.textContent.slice(0, 40))} scrolls`
+                          + ` ${box.scrollWidth - box.clientWidth} px though it fits`);
+    }
+    // Images scale down to the screen (also those inside a scrolling box).
+    const shown = [...document.images].filter(img => img.checkVisibility({visibilityProperty: true})
+        && img.getBoundingClientRect().width > 0);
+    for (const img of shown) {
+        const r = img.getBoundingClientRect();
+        if (r.width > W)
+            problems.push(`image ${img.src.slice(-60)} is ${Math.round(r.width)} px wide on a`
+                          + ` ${W} px screen`);
+    }
+    return {problems, labelled, images: shown.length};
+}"""
+
+
+@pytest.fixture(scope="session")
+def phone(browser, server):
+    """One page on a phone-sized screen, reused by every phone test; with its problems."""
+    with offline_context(browser, server, **PHONE) as (context, problems):
+        page = context.new_page()
+        page.on("console", lambda m: m.type == "error" and problems.append(f"console: {m.text}"))
+        page.on("pageerror", lambda e: problems.append(f"page error: {e}"))
+        page.on("requestfailed", lambda r: problems.append(f"failed: {r.url} ({r.failure})"))
+        yield page, problems
+
+
+def navigation_opens(page, screenshot=None):
+    """The navbar's menu button opens the site navigation, whose links fit the screen, and
+    Escape closes it again. With `screenshot`, a path: a screenshot of the open navigation."""
+    toggle = page.locator("button.primary-toggle:visible").first
+    if toggle.count() == 0:
+        return ["no visible button opens the site navigation"]
+    toggle.click()
+    dialog = page.locator("dialog#pst-primary-sidebar-modal")
+    try:
+        page.wait_for_function("() => document.querySelector('#pst-primary-sidebar-modal').open",
+                               timeout=TIMEOUT_MS)
+    except Exception:
+        return ["the navigation button does not open the site navigation"]
+    chapters = dialog.locator("nav a.reference.internal:visible")
+    problems = []
+    if chapters.count() < 10:
+        problems.append(f"the open navigation shows {chapters.count()} chapter links")
+    wide = dialog.evaluate("""d => [...d.querySelectorAll('a')].filter(a => a.checkVisibility())
+        .map(a => a.getBoundingClientRect()).filter(r => r.left < -1 || r.right > innerWidth + 1)
+        .length""")
+    if wide:
+        problems.append(f"{wide} links of the open navigation stick out of the screen")
+    if screenshot:
+        page.screenshot(path=screenshot)
+    page.keyboard.press("Escape")
+    if dialog.evaluate("d => d.open"):
+        problems.append("Escape does not close the navigation")
+    return problems
+
+
+@pytest.mark.parametrize("name", site_pages() if HTML.exists() else ["index"])
+def test_phone_page(phone, server, name):
+    """At 390 px: the page does not scroll sideways, no element sticks out of the screen
+    except inside a sideways-scrolling container (equations, tables, code, outputs),
+    equation numbers never overlap their equations, images fit, and the menu button opens
+    the site navigation. Screenshots of PHONE_SHOTS: ``_build/screenshots/phone_*.png``."""
+    page, problems = phone
+    problems.clear()
+    page.goto(f"{server}{name}.html", wait_until="load")
+    found = typeset(page) + images(page) + widgets(page)
+    layout = page.evaluate(PHONE_LAYOUT, PHONE["viewport"]["width"])
+    found += layout["problems"]
+    text = (HTML / f"{name}.html").read_text(errors="ignore")
+    if 'class="eqno"' in _article(text) and not layout["labelled"]:
+        found.append("the file has labelled equations, the check finds none")
+    if "<img " in _article(text) and not layout["images"]:
+        found.append("the file has images, the check finds none shown")
+    shot = None
+    if name in PHONE_SHOTS:
+        SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+        page.locator(PHONE_SHOTS[name]).first.evaluate("el => el.scrollIntoView()")
+        page.evaluate("() => window.scrollBy(0, -80)")  # below the sticky header
+        shot = SCREENSHOTS / f"phone_{name.replace('/', '_')}.png"
+        page.screenshot(path=shot)
+        shot = shot.with_name(shot.stem + "_navigation.png")
+    found += navigation_opens(page, shot) + problems
+    assert found == [], "\n".join(found)
+
+
+def test_phone_screenshots_are_pages():
+    """The phone screenshots are of pages that test_phone_page opens."""
+    if not HTML.exists():
+        pytest.fail("_build/html is missing: build the book first (make book)")
+    assert set(PHONE_SHOTS) <= set(site_pages()), set(PHONE_SHOTS) - set(site_pages())
+
+
+def test_phone_navigation_leads_to_chapters(phone, server):
+    """On a phone the menu lists the chapters and a tap opens one; the page's own table
+    of contents ("On this page") opens too and leads to a section."""
+    page, problems = phone
+    problems.clear()
+    page.goto(f"{server}book/statmech.html", wait_until="load")
+    page.locator("button.primary-toggle:visible").first.click()
+    link = page.locator("#pst-primary-sidebar-modal a.reference.internal",
+                        has_text="The perceptron").first
+    link.click()
+    page.wait_for_url(f"{server}book/perceptron.html", timeout=TIMEOUT_MS)
+    assert page.locator("main h1").first.inner_text().startswith("The perceptron")
+    page.locator("button.secondary-toggle:visible").first.click()
+    section = page.locator("#pst-secondary-sidebar-modal a.nav-link:visible").nth(1)
+    section.wait_for(timeout=TIMEOUT_MS)
+    target = section.get_attribute("href")
+    section.click()
+    page.wait_for_function("h => location.hash === h", arg=target, timeout=TIMEOUT_MS)
+    assert not page.evaluate("() => document.querySelector('#pst-secondary-sidebar-modal').open")
+    assert problems == []

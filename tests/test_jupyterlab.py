@@ -48,7 +48,7 @@ from urllib.parse import unquote
 import jupytext
 import pytest
 import yaml
-from chromium import require_chromium
+from chromium import TIMEOUT_MS, require_chromium
 
 from booktools.kernels import STARTUP_TIMEOUT
 
@@ -188,7 +188,7 @@ def lab_context(browser):
     """One browser context for the chapters: JupyterLab's scripts, once loaded, come from
     its cache (a chapter that fails takes its page with it; the next boots a new one)."""
     context = browser.new_context(viewport={"width": 1280, "height": 900})
-    context.set_default_timeout(60_000)
+    context.set_default_timeout(TIMEOUT_MS)
     yield context
     context.close()
 
@@ -351,7 +351,7 @@ def test_chapter_reads_as_a_notebook(lab, lab_window, chapter):
         # 90 s: two JupyterLabs run chapters side by side, and the machine may be busy).
         try:
             page.wait_for_function(f"() => ({PLACEHOLDERS})({json.dumps(PANEL)}).length === 0",
-                                   timeout=90_000, polling=100)
+                                   timeout=TIMEOUT_MS, polling=100)
         except Exception:  # the assertion below says which
             pass
         placeholders = page.evaluate(PLACEHOLDERS, PANEL)

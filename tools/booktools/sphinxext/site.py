@@ -19,6 +19,12 @@ Others fix what axe-core (in the same tests) finds, in ``_static/a11y.js`` and
 sliders, links too pale on the tinted background of admonitions; and a widget's figure
 (drawn by the manager, with no alt text) takes the alt text of its cell, the
 ``mystnb: image: alt:`` metadata that an image output of the cell would get.
+
+On a phone-sized screen (390 px; the same tests): ``_static/a11y.css`` moves an equation's
+number below the equation when the two do not fit side by side (a wide equation looked cut
+off behind its number) and fits headings, inline code and math, the previous / next links
+and animation controls to the column; ``_static/sidebar-toggles.js`` makes the header's
+menu buttons open the navigation (the themes wire only a hidden copy of each button).
 """
 
 import html
@@ -66,4 +72,5 @@ def setup(app):
     app.connect("doctree-read", widget_alt_text)
     app.add_js_file("a11y.js")
     app.add_css_file("a11y.css")
+    app.add_js_file("sidebar-toggles.js")
     return {"parallel_read_safe": True, "parallel_write_safe": True}
