@@ -338,7 +338,7 @@ def _grading_versions(grading):
     for names in versions.values():
         for path in names.values():
             try:
-                _check_grading_version(_read(path), path)
+                _check_grading_version(_read(path, one_name=False), path)
             except HomeworkError as exc:
                 errors.append(exc)
     if errors:
@@ -509,8 +509,8 @@ def _gate(found, versions, per_student, notebooks, submitted, stage, workers=Non
     def one(key):
         sid, name = key
         try:
-            nb, wrong = _read_submission(found[key], _read(version(sid, name)), name,
-                                         submitted)
+            teacher = _read(version(sid, name), one_name=False)
+            nb, wrong = _read_submission(found[key], teacher, name, submitted)
             if wrong:
                 return key, (None, wrong)
             read = stage / sid / f"{name}.ipynb"
@@ -538,7 +538,7 @@ def _plan(version, members, notebooks, found, problems, gated):
     for name in notebooks:
         if name not in version:
             continue
-        cells = _grade_cells(_read(version[name]))
+        cells = _grade_cells(_read(version[name], one_name=False))
         for sid in members:
             path = found.get((sid, name))
             if path is None:
@@ -563,7 +563,7 @@ def _course(course, version, todo):
     for name, subs in todo.items():
         source = course / "source" / name
         source.mkdir(parents=True)
-        nbformat.write(_without_solutions(_read(version[name]), version[name]),
+        nbformat.write(_without_solutions(_read(version[name], one_name=False), version[name]),
                        source / f"{name}.ipynb")
         # the variant's registry and nothing else: nbgrader copies the source's files
         # into the kernel's folder (never the teacher's values, nor a stray file)
@@ -821,7 +821,7 @@ def _read_scores(course, name, sids, grading=None, problems=None, notes=None,
     if not (course / "gradebook.db").exists():
         return scores
     if grading is not None:
-        tolerances = cell_tolerances(_read(grading))
+        tolerances = cell_tolerances(_read(grading, one_name=False))
         values = read_values(values_path(grading))
     with Gradebook(f"sqlite:///{course / 'gradebook.db'}") as gb:
         for sid in sids:

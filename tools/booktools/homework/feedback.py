@@ -231,7 +231,7 @@ def feedback_items(sid, name, rows, grading, course=None, values=None):
     notebook, ``grading`` the grading version's path, ``course`` the nbgrader course that
     graded the submission (None if nbgrader did not), ``values`` the teacher's values
     (only to withhold a message that quotes one)."""
-    nb = _read(grading)
+    nb = _read(grading, one_name=False)  # a student's hard link must not make it unreadable
     by_cell = {r["cell"]: r for r in rows}
     total = by_cell.get("total", {})
     items = [("title", sid, name),

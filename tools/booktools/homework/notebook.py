@@ -314,18 +314,19 @@ def exit_status(client):
 MAX_NOTEBOOK = 64 << 20
 
 
-def _read(path, root=None):
+def _read(path, root=None, one_name=True):
     """Read a notebook through the gate (:func:`booktools.homework.untrusted.read_notebook`):
     a regular file with one name (no symbolic or hard link, FIFO or device), at most
     :data:`MAX_NOTEBOOK` bytes, parsed and validated in a separate, limited process; with
     ``root``, no folder from ``root`` down to it may be a symbolic link either. Every way it
     can be unreadable is a :class:`HomeworkError` naming the file (its cause the gate's
-    :class:`~booktools.homework.untrusted.Untrusted`)."""
+    :class:`~booktools.homework.untrusted.Untrusted`). ``one_name=False`` for a grading
+    version while grading: a submission hard-linked to it must cost only its own row."""
     from .untrusted import Untrusted, read_notebook
 
     path = Path(path)
     try:
-        return read_notebook(path, MAX_NOTEBOOK, root=root)
+        return read_notebook(path, MAX_NOTEBOOK, root=root, one_name=one_name)
     except Untrusted as exc:
         note = exc.note
         if note.startswith("not readable: "):
