@@ -166,6 +166,19 @@ def test_every_eval_comes_after_its_prose_key(path):
     assert uses_before_assignment(path) == []
 
 
+@pytest.mark.parametrize("path", CHAPTERS, ids=[p.stem for p in CHAPTERS])
+def test_prose_is_made_once(path):
+    """One ``prose = ...`` per chapter: JupyterLab (and a reader's "Run all") evaluates the
+    {eval} roles after every cell has run, and a second ``prose = {}`` would leave the
+    roles above it without their keys (the teachers' chapter had two)."""
+    transform = TransformerManager().transform_cell
+    made = [item for kind, item in code_cells_and_roles(path) if kind == "code"
+            for node in ast.walk(ast.parse(transform(item.source)))
+            if isinstance(node, ast.Assign)
+            and any(isinstance(t, ast.Name) and t.id == "prose" for t in node.targets)]
+    assert len(made) <= 1, f"{path.name}: prose is made {len(made)} times"
+
+
 #: the only {eval} expressions the build evaluates (_config.yml's eval_regex); any other is a
 #: build warning, so it is refused here before a build
 EVAL_REGEX = yaml.safe_load((ROOT / "_config.yml").read_text())["execute"]["eval_regex"]

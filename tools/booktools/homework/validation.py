@@ -142,6 +142,10 @@ INLINE_HTML = frozenset({"br", "sub", "sup", "b", "i", "em", "strong", "code", "
                          "s", "small"})
 #: Keys of the front matter of a homework's first markdown cell (its math macros).
 FRONT_MATTER_KEYS = frozenset({"math"})
+#: Front matter keys allowed with exactly this value anywhere: the mark postBuild leaves
+#: on Binder when it resolves a notebook's roles (booktools.sphinxext.binder), which says
+#: nothing; the teachers' chapter releases the homework there.
+FRONT_MATTER_MARKS = {"roles_resolved": True}
 #: Math commands that hide what they typeset (an unescaped ``%`` starts a comment too).
 HIDING_MATH = re.compile(r"\\(?:[hv]?phantom|color|textcolor|colorbox|style|class|cssId|"
                          r"require|unicode|href|toggle|texttip|mathtip)(?![A-Za-z])")
@@ -269,7 +273,9 @@ def _front_matter_problems(head, keys):
     if not isinstance(data, dict):
         return [(1, "the front matter is not a mapping")]
     return [(1, f"the front matter key {key!r} is not allowed here")
-            for key in data if key not in keys]
+            for key, value in data.items()
+            if key not in keys and not (key in FRONT_MATTER_MARKS
+                                        and value is FRONT_MATTER_MARKS[key])]
 
 
 # a role or a code span, whichever starts first; neither crosses a blank line
