@@ -134,6 +134,8 @@ class _Iterate:
         M[w_part, w_part] += 1.0                      # ½|w|² penalizes w, not b
         self.scale = 1.0 / np.sqrt(np.diag(M))
         M *= self.scale[:, None] * self.scale[None, :]
+        if not np.isfinite(M).all():  # an s/α or ξ/η past the float range: no Newton step
+            raise LinAlgError("the Newton matrix is not finite")
         try:
             self.factor = cho_factor(M, check_finite=False)
         except LinAlgError:                            # numerically singular: tiny ridge
@@ -152,6 +154,8 @@ class _Iterate:
         if self.bias:
             rhs[0] += self.r_b
         dwb = self.scale * cho_solve(self.factor, self.scale * rhs)
+        if not np.isfinite(dwb).all():
+            raise LinAlgError("the Newton direction is not finite")
         da = (g - y * (self.Xa @ dwb)) / self.D
         ds = (-r_sa - s * da) / alpha
         if not self.soft:
@@ -201,23 +205,26 @@ def _fit_ipm(X, y, C, bias, max_iter, tol):
     it = _Iterate(X, y, C, bias)
     history = {"objective": [], "gap": []}
     scale = 1.0 + np.sqrt(len(y))
-    for k in range(max_iter + 1):
-        it.residuals()
-        primal = 0.5 * it.w @ it.w + (C * hinge_loss(it.margins).sum() if it.soft else 0.0)
-        gap = it.m * it.mu
-        history["objective"].append(primal)
-        history["gap"].append(gap)
-        infeasibility = max(np.linalg.norm(it.r_p) / scale,
-                            np.linalg.norm(it.r_w) / (1.0 + np.linalg.norm(it.w)),
-                            abs(it.r_b) / scale, np.linalg.norm(it.r_xi) / scale)
-        if gap <= tol * primal and infeasibility <= tol:
-            return it.w, it.b, it.alpha, it.s, k, history, True
-        if k == max_iter or (not it.soft and it.alpha.max() > 1e10 * (1.0 + np.abs(X).max())):
-            break  # out of iterations, or (hard margin) α runs off to infinity: infeasible
-        try:
-            mehrotra_step(it)
-        except LinAlgError:
-            break
+    # Past the accuracy rounding allows (a tol too small), the iterates can overflow: the
+    # step is then refused as not finite and the fit warns, without numpy's warnings.
+    with np.errstate(over="ignore", divide="ignore", invalid="ignore"):
+        for k in range(max_iter + 1):
+            it.residuals()
+            primal = 0.5 * it.w @ it.w + (C * hinge_loss(it.margins).sum() if it.soft else 0.0)
+            gap = it.m * it.mu
+            history["objective"].append(primal)
+            history["gap"].append(gap)
+            infeasibility = max(np.linalg.norm(it.r_p) / scale,
+                                np.linalg.norm(it.r_w) / (1.0 + np.linalg.norm(it.w)),
+                                abs(it.r_b) / scale, np.linalg.norm(it.r_xi) / scale)
+            if gap <= tol * primal and infeasibility <= tol:
+                return it.w, it.b, it.alpha, it.s, k, history, True
+            if k == max_iter or (not it.soft and it.alpha.max() > 1e10 * (1.0 + np.abs(X).max())):
+                break  # out of iterations, or (hard margin) α runs off to infinity: infeasible
+            try:
+                mehrotra_step(it)
+            except LinAlgError:
+                break
     return it.w, it.b, it.alpha, it.s, k, history, False
 
 
@@ -428,7 +435,8 @@ class LinearSVM(LinearClassifier):
         if not ok:
             what = ("the data may not be linearly separable, and the hard margin (C=inf) "
                     "exists only for separable data" if np.isinf(C)
-                    else "increase max_iter or tol")
+                    else "increase max_iter or tol" if n_iter >= self.max_iter
+                    else "tol asks for more accuracy than rounding allows: increase tol")
             self._not_converged(
                 f"LinearSVM ({self.solver}) stopped after {n_iter} iterations without "
                 f"converging: {what}.")

@@ -263,3 +263,21 @@ def test_random_sets_never_worse_than_libsvm(n, d, C, share, seed):
     assert p_ours <= p_svc * (1 + 1e-4) + 1e-10
     assert d_svc <= p_ours * (1 + 1e-10) + 1e-10
     assert np.all((ours.alpha_ >= 0) & (ours.alpha_ <= C))
+
+
+def test_a_tol_below_rounding_warns_instead_of_overflowing():
+    """Asked for more accuracy than rounding allows (tol=1e-8 at C=100 on the svm
+    chapter's petals; 1e-7 converges in 13 iterations), a ratio s/α or ξ/η of the
+    interior point leaves the float range: the fit stops with finite weights and one
+    ConvergenceWarning at the caller's line, not a ValueError from the Cholesky solve or
+    numpy's own warnings."""
+    X, y = load_iris(task="versicolor-vs-virginica",
+                     features=["petal length (cm)", "petal width (cm)"])
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        svm = LinearSVM(C=100, tol=1e-8).fit(X, y)
+    assert [w.category for w in caught] == [ConvergenceWarning], [str(w.message) for w in caught]
+    assert "increase tol" in str(caught[0].message)
+    assert caught[0].filename == __file__
+    assert not svm.converged_ and np.isfinite(svm.coef_).all()
+    assert LinearSVM(C=100, tol=1e-7).fit(X, y).converged_
