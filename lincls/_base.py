@@ -28,7 +28,7 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 __all__ = ["LinearClassifier", "IterativeClassifier", "IterativeMixin", "StopFit", "augment",
-           "labels_to_signs", "check_targets", "check_finite", "warn_at_caller"]
+           "labels_to_signs", "check_signs", "check_targets", "check_finite", "warn_at_caller"]
 
 
 def augment(X):
@@ -78,6 +78,25 @@ def labels_to_signs(y, classes=None):
 POSITIVE = Interval(Real, 0, None, closed="neither")  # a finite number > 0
 NON_NEGATIVE = Interval(Real, 0, None, closed="left")  # a finite number ≥ 0
 MAX_ITER = Interval(Integral, 1, None, closed="left")  # a positive integer
+
+
+def check_signs(y):
+    """Raise a ``ValueError`` unless ``y`` holds only the labels -1 and +1.
+
+    Defined in chapter "Linear discriminant functions". The estimators map any two labels
+    to -1/+1 (:func:`labels_to_signs`); functions beside them that take the labels as
+    given (``separating_weights``, ``perceptron_trace``) call this first.
+
+    Examples
+    --------
+    >>> check_signs(np.array([-1, 1, 1]))
+    >>> check_signs(np.array([0, 1]))
+    Traceback (most recent call last):
+    ...
+    ValueError: y must hold labels -1 and +1; got [0, 1].
+    """
+    if not set(np.unique(y)) <= {-1.0, 1.0}:
+        raise ValueError(f"y must hold labels -1 and +1; got {np.unique(y)[:5].tolist()}.")
 
 
 def check_targets(y):

@@ -9,7 +9,7 @@ import numpy as np
 from scipy.optimize import linprog, nnls
 from sklearn.utils.validation import check_array, check_X_y
 
-from ._base import LinearClassifier, augment
+from ._base import LinearClassifier, augment, check_signs
 from ._blas import blas_threads_for
 
 __all__ = ["LinearDiscriminant", "is_linearly_separable", "separating_weights", "max_margin"]
@@ -109,8 +109,7 @@ def separating_weights(X, y, *, fit_intercept=True, return_attempts=False):
     (True, None)
     """
     X, y = check_X_y(X, y, dtype=np.float64)
-    if not set(np.unique(y)) <= {-1.0, 1.0}:
-        raise ValueError(f"y must hold labels -1 and +1; got {np.unique(y)[:5].tolist()}.")
+    check_signs(y)
     Xa = augment(X) if fit_intercept else X
     attempts = []
     for method in ("highs", "highs-ipm", "highs-ds"):  # the next one only if undecided

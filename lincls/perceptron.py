@@ -18,8 +18,9 @@ floating-point operations in the same order: the activation is summed from left 
 import numpy as np
 from numba import njit
 from sklearn.utils._param_validation import validate_params
+from sklearn.utils.validation import check_X_y
 
-from ._base import MAX_ITER, POSITIVE, IterativeClassifier, augment
+from ._base import MAX_ITER, POSITIVE, IterativeClassifier, augment, check_signs
 from .discriminant import max_margin
 
 __all__ = [
@@ -231,9 +232,10 @@ def perceptron_trace(X, y, *, eta=1.0, max_iter=100, fit_intercept=True, w0=None
     >>> len(weights) == len(corrected) + 1, weights[-1].tolist()
     (True, [-1.0, 2.0, 2.0])
     """
-    X = np.asarray(X, dtype=float)
+    X, y = check_X_y(X, y, dtype=np.float64)
+    y = y.astype(np.float64)
+    check_signs(y)
     X = augment(X) if fit_intercept else X
-    y = np.asarray(y, dtype=float)
     w = np.zeros(X.shape[1]) if w0 is None else np.array(w0, dtype=float)
     weights, corrected = [], []
 
