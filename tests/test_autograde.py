@@ -23,6 +23,7 @@ from pathlib import Path
 
 import nbformat
 import pytest
+from grading_layout import per_student
 
 from booktools import homework as hw
 from booktools.homework.autograde import COLUMNS, autograde
@@ -36,15 +37,7 @@ NAME = TEACHER.stem  # fixture1: tests worth 2 + 1 points, written answers 1 + 1
 def course(tmp_path):
     """Grading versions for s01 and s02 (the fixture's teacher notebook), and a folder
     of submissions holding everything but a gradable submission."""
-    grading, student = tmp_path / "grading", tmp_path / "student"
-    hw.release(TEACHER, student, grading=grading)
-    values = grading / f"{NAME}.expected.json"  # the teacher's values, beside it
-    for sid in ("s01", "s02"):
-        (grading / sid).mkdir()
-        shutil.copy(grading / TEACHER.name, grading / sid / TEACHER.name)
-        shutil.copy(values, grading / sid / values.name)
-    (grading / TEACHER.name).unlink()
-    values.unlink()
+    grading, student = per_student(TEACHER, tmp_path, ("s01", "s02")), tmp_path / "student"
     sub = tmp_path / "submitted"
     # s01 submitted nothing; s02 another notebook under the right name
     (sub / "s02" / NAME).mkdir(parents=True)

@@ -5,10 +5,10 @@ roster goes through the one gate, and no name reaches a spreadsheet as a formula
 
 import csv
 import io
-import shutil
 from pathlib import Path
 
 import pytest
+from grading_layout import per_student
 
 from booktools import homework as hw
 from booktools.homework import gradebook
@@ -143,15 +143,7 @@ def test_column_titles_are_name_equals_title():
 def test_the_command_line_writes_both_files_beside_the_grades(tmp_path, capsys):
     """End to end, and cheap: nobody submitted, so nothing runs (no nbgrader, no
     sandbox); s01 and s02 score 0 of 3, s03 has no grading version (not graded)."""
-    grading, student = tmp_path / "grading", tmp_path / "student"
-    hw.release(TEACHER, student, grading=grading)
-    values = grading / f"{NAME}.expected.json"
-    for sid in ("s01", "s02"):
-        (grading / sid).mkdir()
-        shutil.copy(grading / TEACHER.name, grading / sid / TEACHER.name)
-        shutil.copy(values, grading / sid / values.name)
-    (grading / TEACHER.name).unlink()
-    values.unlink()
+    grading = per_student(TEACHER, tmp_path, ("s01", "s02"))
     (tmp_path / "submitted").mkdir()
     roster = tmp_path / "roster.csv"
     roster.write_text('id,name,email\ns01,"Lovelace, Ada",ada@example.org\n'

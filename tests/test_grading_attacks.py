@@ -25,7 +25,6 @@ import copy
 import csv
 import hashlib
 import os
-import shutil
 import subprocess
 import sys
 import textwrap
@@ -33,6 +32,7 @@ from pathlib import Path
 
 import nbformat
 import pytest
+from grading_layout import spread
 from nbformat.v4 import new_code_cell
 
 from booktools import homework as hw
@@ -315,15 +315,9 @@ class TestHostileClass:
         subs["duplicate-id"] = metadata_attacks(right)["duplicate-id"]
         files = ["fifo", "link-own", "hard-link", "deep-json", "dev-zero"]
         roster = [*subs, *files]
-        grading = tmp / "grading"
-        values = grading / f"{name}.expected.json"
+        grading = spread(tmp / "grading", FIXTURE, roster)
         for sid in roster:
-            (grading / sid).mkdir()
-            shutil.copy(grading / FIXTURE.name, grading / sid / FIXTURE.name)
-            shutil.copy(values, grading / sid / values.name)
             (tmp / "submitted" / sid / name).mkdir(parents=True)
-        (grading / FIXTURE.name).unlink()
-        values.unlink()
         for sid, nb in subs.items():
             nbformat.write(nb, tmp / "submitted" / sid / name / FIXTURE.name)
 
