@@ -179,22 +179,22 @@ def _solve_exact(A, c):
 
 
 def exact_certificate(Y, e, tol=0.0, rounds=3):
-    """An exact certificate of non-separability y ≥ 0, y ≠ 0, Yᵀ y = 0, built from −e.
+    """An exact certificate of non-separability v ≥ 0, v ≠ 0, Yᵀ v = 0, built from −e.
 
-    Defined in chapter "Minimum squared error".
+    Defined in chapter "Minimum squared error" (whose letters these are).
 
-    The candidate is v = −e on the support S = {i : e_i < −tol} (zero elsewhere). In exact
-    rational arithmetic on the entries of ``Y`` as stored (every float is a rational), v_S
-    is projected onto the null space of Y_Sᵀ: y_S = v_S − Y_S w with Y_Sᵀ Y_S w = Y_Sᵀ v_S,
-    so that Yᵀ y = 0 holds exactly. If y ≥ 0 and y ≠ 0, Gordan's alternative (the theorem
+    The candidate is −e on the support S = {i : e_i < −tol} (zero elsewhere). In exact
+    rational arithmetic on the entries of ``Y`` as stored (every float is a rational), −e_S
+    is projected onto the null space of Y_Sᵀ: v_S = −e_S − Y_S w with Y_Sᵀ Y_S w = −Y_Sᵀ e_S,
+    so that Yᵀ v = 0 holds exactly. If v ≥ 0 and v ≠ 0, Gordan's alternative (the theorem
     of the chapter) proves that no a has Y a > 0. Entries that came out negative are
     dropped from S and the projection repeated, at most ``rounds`` times.
 
     Returns
     -------
-    y : ndarray of shape (n_samples,) or None
+    v : ndarray of shape (n_samples,) or None
         The certificate rounded to floats and scaled to sum 1 (the exact one has
-        Yᵀ y = 0; the rounded one only up to rounding), or None if the check failed.
+        Yᵀ v = 0; the rounded one only up to rounding), or None if the check failed.
 
     Examples
     --------
@@ -350,8 +350,8 @@ class HoKashyap(IterativeClassifier):
 
     * ``True``: the returned weights separate the training data, Y a > 0 in exact
       arithmetic (checked by :func:`separates` with a bound on the rounding error).
-    * ``False``: the data are not linearly separable, proved by a certificate y ≥ 0,
-      y ≠ 0 with Yᵀ y = 0 that holds exactly in rational arithmetic on the data as
+    * ``False``: the data are not linearly separable, proved by a certificate v ≥ 0,
+      v ≠ 0 with Yᵀ v = 0 that holds exactly in rational arithmetic on the data as
       stored (:func:`exact_certificate`); it is kept in ``certificate_``.
     * ``None``: neither within ``max_iter`` iterations; a ``ConvergenceWarning`` is
       emitted. This includes data with so thin a margin that e came within ``tol`` of a
@@ -383,8 +383,8 @@ class HoKashyap(IterativeClassifier):
         non-separability was proved by an exactly checked certificate, None if undecided
         within ``max_iter`` iterations.
     certificate_ : ndarray of shape (n_samples,) or None
-        With ``separable_ = False``, the certificate y ≥ 0 (summing to 1) rounded to
-        floats; Yᵀ y = 0 holds exactly for the rational one. None otherwise.
+        With ``separable_ = False``, the certificate v ≥ 0 (summing to 1) rounded to
+        floats; Yᵀ v = 0 holds exactly for the rational one. None otherwise.
     converged_ : bool
         Whether the procedure reached a verdict (``separable_`` is not None).
     margins_ : ndarray of shape (n_samples,)
@@ -403,8 +403,8 @@ class HoKashyap(IterativeClassifier):
         b ← b + η (e + |e|),   a ← Y⁺ b.
 
     By Gordan's alternative exactly one of two systems has a solution: Y a > 0 (the data
-    are separable) or y ≥ 0, y ≠ 0, Yᵀ y = 0. Since a = Y⁺ b is a least-squares solution,
-    Yᵀ e = 0, so e ≤ 0, e ≠ 0 would make y = −e a certificate (the chapter's theorem). In
+    are separable) or v ≥ 0, v ≠ 0, Yᵀ v = 0. Since a = Y⁺ b is a least-squares solution,
+    Yᵀ e = 0, so e ≤ 0, e ≠ 0 would make v = −e a certificate (the chapter's theorem). In
     exact arithmetic e converges to one when the data are not separable, but only in the
     limit; in floating point Yᵀ e = 0 holds only up to rounding. So a small e is never
     taken as the proof: the candidate is projected in rational arithmetic onto the null
@@ -427,7 +427,7 @@ class HoKashyap(IterativeClassifier):
     >>> HoKashyap().fit(X, [-1, -1, -1, 1]).separable_      # AND
     True
     >>> xor = HoKashyap().fit(X, [-1, 1, 1, -1])
-    >>> xor.separable_, xor.certificate_.tolist()          # XOR: y = (1, 1, 1, 1) / 4
+    >>> xor.separable_, xor.certificate_.tolist()          # XOR: v = (1, 1, 1, 1) / 4
     (False, [0.25, 0.25, 0.25, 0.25])
     """
 

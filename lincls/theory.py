@@ -597,7 +597,9 @@ def perceptron_modulation(y, u, learning_rate=1.0):
 
 
 def adatron_modulation(y, u, learning_rate=1.0):
-    """F = −η y θ(−y u): on a mistake, move the field y towards zero (to zero for η = 1).
+    """F = −η y θ(−y u): on a mistake, move the field y towards zero.
+
+    For η = 1 the new field y (1 − |ξ|²/N) is zero where |ξ|² = N, nearly so for large N.
 
     Defined in chapter "On-line learning" (``book/online_learning.md``).
 
