@@ -92,6 +92,8 @@ def separating_weights(X, y, *, fit_intercept=True, return_attempts=False):
 
     Raises
     ------
+    ValueError
+        If ``y`` holds labels other than -1 and +1.
     RuntimeError
         When no HiGHS method decides. The default method (``"highs"``) can end undecided
         (status 4, "model_status is Unknown", on some random labellings near capacity);

@@ -333,10 +333,13 @@ def test_perceptron_trace_validates_like_the_estimator():
 
 
 def test_trace_refuses_labels_other_than_plus_minus_one():
+    from lincls.discriminant import separating_weights
+
     """perceptron_trace takes labels as given (the estimators map any two): 0/1 labels
     would run every epoch without separating, so they are a ValueError."""
     X = np.array([[0.0, 0.0], [0.0, 1.0], [1.0, 0.0], [1.0, 1.0]])
-    with pytest.raises(ValueError, match="-1 and \\+1"):
-        perceptron_trace(X, [0, 0, 0, 1])
+    for refuses in (perceptron_trace, separating_weights):
+        with pytest.raises(ValueError, match="-1 and \\+1"):
+            refuses(X, [0, 0, 0, 1])
     weights, _ = perceptron_trace(X, [-1, -1, -1, 1])
     assert (np.sign(np.hstack([np.ones((4, 1)), X]) @ weights[-1]) == [-1, -1, -1, 1]).all()
