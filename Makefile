@@ -172,8 +172,8 @@ release:
 ## variant per student: two pytest workers, the course's tests on one, the per-student
 ## tests (a class of their own) on the other
 nbgrader: bubblewrap
-	$(BIN)/pytest -m nbgrader -n 2 --dist loadscope --timeout 1800 tests/test_nbgrader.py \
-	  tests/test_grading_attacks.py tests/test_feedback.py
+	$(BIN)/pytest -m nbgrader -n 2 --dist loadscope --timeout 1800 --durations 10 \
+	  tests/test_nbgrader.py tests/test_grading_attacks.py tests/test_feedback.py
 
 ## make student-book: the student edition into _build/student/html (its chapters executed
 ## again, several side by side). STUDENT_REPO=<url> points its Binder links there;
@@ -232,7 +232,7 @@ portability:
 ## none). Two pytest workers share the tests, the JupyterLab chapters (the longest) first;
 ## each worker has one Chromium and, once it takes a chapter, one JupyterLab.
 browser: $(VENV)/.installed-dev $(VENDOR)/.installed chromium _build/html/$(PDF)
-	$(BIN)/pytest -m browser -n 2 --dist load --timeout 600 \
+	$(BIN)/pytest -m browser -n 2 --dist load --timeout 600 --durations 25 \
 	  tests/test_jupyterlab.py tests/test_browser.py
 
 _build/html/$(PDF):
