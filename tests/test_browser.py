@@ -42,6 +42,7 @@ CDN = re.compile(r"^https://cdn\.jsdelivr\.net/npm/((?:@[^/]+/)?[^/@]+)@([^/]+)/
 # and the npm package@version they hold.
 MIRRORS = {"https://maxcdn.bootstrapcdn.com/font-awesome/4.4.0/": "font-awesome@4.4.0/"}
 SKIP_DIRS = {"_static", "_sources", "_images", "_sphinx_design_static"}
+SLIDES = "-slides.html"  # the chapters' decks (booktools.sphinxext.slides): tests of their own
 
 pytestmark = pytest.mark.browser
 
@@ -65,7 +66,8 @@ def site_pages(root=HTML):
     redirect has a test of its own.
     """
     return sorted(p.relative_to(root).with_suffix("").as_posix() for p in root.rglob("*.html")
-                  if not SKIP_DIRS & set(p.relative_to(root).parts) and not is_redirect(p))
+                  if not SKIP_DIRS & set(p.relative_to(root).parts) and not is_redirect(p)
+                  and not p.name.endswith(SLIDES))
 
 
 def screenshot_pages():
@@ -806,3 +808,69 @@ def test_phone_navigation_leads_to_chapters(phone, server):
     page.wait_for_function("h => location.hash === h", arg=target, timeout=TIMEOUT_MS)
     assert not page.evaluate("() => document.querySelector('#pst-secondary-sidebar-modal').open")
     assert problems == []
+
+
+# --- The chapters' slides (booktools.sphinxext.slides) ------------------------------------
+DECKS = ["book/perceptron", "book/svm", "book/minover"]
+
+
+def marked(chapter):
+    """How many blocks the chapter's source marks for its slides."""
+    text = (ROOT / f"{chapter}.md").read_text()
+    return (len(re.findall(r"^:class:.*\bslide\b", text, re.M))
+            + len(re.findall(r"^tags:\s*\[[^\]]*\bslide\b", text, re.M)))
+
+
+def test_every_marking_chapter_has_its_deck():
+    """A chapter that marks slides has a deck with a slide per mark, and its page links it."""
+    chapters = [f"book/{p.stem}" for p in sorted((ROOT / "book").glob("*.md"))
+                if marked(f"book/{p.stem}")]
+    assert set(DECKS) <= set(chapters)
+    for chapter in chapters:
+        deck = HTML / f"{chapter}{SLIDES}"
+        assert deck.exists(), deck
+        sections = re.findall(r"<section\b", deck.read_text())
+        assert len(sections) == 1 + marked(chapter), (chapter, len(sections), marked(chapter))
+        page = (HTML / f"{chapter}.html").read_text()
+        assert f'href="{deck.name}"' in page, f"{chapter}.html does not link its deck"
+
+
+@pytest.mark.parametrize("name", DECKS)
+def test_slides(offline, server, name):
+    """Page through a deck with the keyboard: every slide typeset, its images loaded, and
+    no taller than the slide (reveal.js scales a slide to the screen, not its content)."""
+    page, problems = open_page(offline, server, name + SLIDES.removesuffix(".html"))
+    found = []
+    try:
+        page.wait_for_function("() => document.body.dataset.typeset === 'done'")
+        total = page.evaluate("() => Reveal.getTotalSlides()")
+        assert total == 1 + marked(name)
+        height = page.evaluate("() => Reveal.getConfig().height")
+        for i in range(total):
+            state = page.evaluate("""() => {
+                const s = Reveal.getCurrentSlide();
+                const all = selector => [...s.querySelectorAll(selector)];
+                return {index: Reveal.getIndices().h,
+                        bottom: Math.max(0, ...[...s.children].map(
+                            c => c.offsetTop + c.offsetHeight)),
+                        errors: all('mjx-merror, [data-mjx-error]').length,
+                        raw: all('.math').filter(m => !m.querySelector('mjx-container')).length,
+                        broken: all('img').filter(
+                            img => !(img.complete && img.naturalWidth > 0)).length};
+            }""")
+            assert state["index"] == i, f"the arrow key did not lead to slide {i}"
+            if state["bottom"] > height:
+                found.append(f"slide {i}: {state['bottom']} px of content on a {height} px slide")
+            if state["errors"] or state["raw"]:
+                found.append(f"slide {i}: {state['errors']} math errors, {state['raw']} untypeset")
+            if state["broken"]:
+                found.append(f"slide {i}: {state['broken']} images not loaded")
+            if i == 1 or (i == total - 1 and name == DECKS[0]):
+                SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+                page.screenshot(path=SCREENSHOTS / f"slides_{name.replace('/', '_')}_{i}.png")
+            page.keyboard.press("ArrowRight")
+        assert page.evaluate("() => Reveal.isLastSlide()")
+        found += problems
+    finally:
+        page.close()
+    assert found == [], "\n".join(found)

@@ -645,7 +645,7 @@ CHAPTER_TAGS = frozenset({
     "remove-cell", "remove-input", "remove-output", "hide-input", "hide-output", "hide-cell",
     "skip-execution", "raises-exception", "solution-only", "full-width", "margin",
     "thebe-init", "scroll-output", "output_scroll", "nbval-ignore-output", "nbval-skip",
-    "parameters", "remove-stderr", "remove-stdout"})
+    "parameters", "remove-stderr", "remove-stdout", "slide"})
 #: Options of a chapter's ``{code-cell}`` (a cell that ``:load:``s a file is not allowed:
 #: the file would have to ship).
 CODE_CELL_OPTIONS = frozenset({"tags", "mystnb"})
