@@ -3,6 +3,7 @@
 #   make test   runs every test layer (lint, lincls, scikit-learn's tests on lincls, homework,
 #               book build, the lincls wheel alone, other CPU kernels, PDFs, student site, publishing, browser, other
 #               Pythons and the route without make)
+#   make slides  the chapters' slides (reveal.js decks) beside their pages, as make book
 #   make student-book  builds the student edition (no solutions) into _build/student/html
 #   make pdf / make student-pdf  the teacher / student edition as one PDF into _build/pdf
 SHELL := /bin/bash
@@ -22,7 +23,7 @@ BOOK_FLAGS := -n -W --keep-going
 # 300 s as every kernel client of the book (booktools.kernels.STARTUP_TIMEOUT)
 NBVAL := --nbval -p no:cacheprovider --nbval-sanitize-with tests/sanitize.cfg --nbval-kernel-startup-timeout 300
 
-.PHONY: book test lint unit sklearn homework homework-default homework-prescott load release \
+.PHONY: book slides test lint unit sklearn homework homework-default homework-prescott load release \
         book-clean portability student-book nbgrader student-test browser pythons chromium bubblewrap \
         poppler pdf student-pdf pdf-test bench clean wheel side side-teacher side-student
 
@@ -102,6 +103,10 @@ poppler:
 ## make book: build the website into _build/html (every chapter executed, several side by side)
 book: $(VENV)/.installed-book
 	$(BIN)/jupyter-book build . $(BOOK_FLAGS)
+
+## make slides: the chapters' reveal.js decks, book/<chapter>-slides.html in _build/html, from
+## the blocks each chapter marks (booktools.sphinxext.slides): every HTML build writes them
+slides: book
 
 ## make test: all test layers, in order. book-clean builds the book (from nothing) once; the
 ## layers after it read that build. The run's temporary files go to a fresh folder of its

@@ -23,7 +23,8 @@ DOC = re.compile(r"\{doc\}`([\w-]+)`")
 # variable sub- and superscripts: indices, not names
 INDEX = re.compile(
     r"[_^](?:[ijkltan]|N|\\mu|\\nu|\\alpha|\{ij\}|\{kl\}|\{ab\}|\{\(i\)\})(?![A-Za-z])")
-WORDS = {"two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8}
+WORDS = {"two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8,
+         "nine": 9, "ten": 10, "eleven": 11, "twelve": 12}
 
 # Pairs of rows that give one meaning in two forms, not two meanings (checked by reading):
 SAME = {

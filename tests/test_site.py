@@ -8,6 +8,7 @@ from test_book_config import toc_files
 
 ROOT = Path(__file__).resolve().parents[1]
 HTML = ROOT / "_build" / "html"
+SLIDES = "-slides.html"
 pytestmark = pytest.mark.site
 
 
@@ -17,7 +18,14 @@ def pages():
         pytest.fail("_build/html is missing: build the book first (make book)")
     skip = {"_static", "_sources", "_images", "_sphinx_design_static"}
     return {p.relative_to(HTML).with_suffix("").as_posix() for p in HTML.rglob("*.html")
-            if not skip & set(p.relative_to(HTML).parts)}
+            if not skip & set(p.relative_to(HTML).parts) and not p.name.endswith(SLIDES)}
+
+
+def test_every_deck_is_a_chapter_s(pages):
+    """The slides (booktools.sphinxext.slides) sit beside the chapter they come from."""
+    decks = [p.relative_to(HTML).as_posix().removesuffix(SLIDES) for p in HTML.rglob(f"*{SLIDES}")]
+    assert len(decks) >= 3
+    assert set(decks) <= set(toc_files()), sorted(set(decks) - set(toc_files()))
 
 
 def test_every_toc_entry_is_a_page(pages):

@@ -135,8 +135,9 @@ def record_answer(name, value, *, atol=1e-6, normalized=False, bound=None, regis
     after rounding to integers. Otherwise every entry is placed on a grid of cells of
     width ``4 * atol * s``, with a scale ``s`` in [1, 2) and an offset chosen so that each entry of
     the answer lies in the middle half of its cell: :func:`check` then accepts every
-    answer within ``atol`` of this one, entry by entry, and rejects every answer with an
-    entry further than ``8 * atol``.
+    answer within ``atol`` of this one, entry by entry (a ``normalized`` one only if its
+    norm is also within ``atol`` of 1, which it tests first), and rejects every answer
+    with an entry further than ``8 * atol``.
 
     ``bound`` (required) is what the question tells the student about the answer's size:
     every entry lies in ``[-bound, bound]``. It is stored and used for the brute-force
@@ -214,8 +215,10 @@ def check(name, value, *, atol=1e-6, normalized=False, bound=None, prior=None, r
 
     The registry (``lincls/homework/answers.json``) holds one scrypt hash per answer,
     so a student can check without seeing the answer. An answer within its tolerance
-    counts as right. The message is "right" or "wrong" for the answer as a whole (or
-    says that the shape or the type is wrong, which the question states anyway).
+    counts as right (a normalized one only if its norm is also within the tolerance of
+    1). The message is "right" or "wrong" for the answer as a whole (or says that the
+    shape or the type is wrong, or that the norm is not 1, which the question states
+    anyway).
 
     Parameters
     ----------
