@@ -829,7 +829,9 @@ def test_every_marking_chapter_has_its_deck():
     for chapter in chapters:
         deck = HTML / f"{chapter}{SLIDES}"
         assert deck.exists(), deck
-        sections = re.findall(r"<section\b", deck.read_text())
+        text = deck.read_text()
+        sections = re.findall(r"<section\b", text)
+        assert 'href="#' not in text, f"{deck.name}: a link to an anchor the deck does not hold"
         assert len(sections) == 1 + marked(chapter), (chapter, len(sections), marked(chapter))
         page = (HTML / f"{chapter}.html").read_text()
         assert f'href="{deck.name}"' in page, f"{chapter}.html does not link its deck"

@@ -13,7 +13,8 @@ The deck of ``book/<chapter>`` is ``book/<chapter>-slides.html``: a title slide,
 the marked blocks in the order of the page. It loads reveal.js (:data:`REVEAL`, pinned as
 the site's other scripts, see ``tests/browser/package.json``) and the site's own MathJax
 with the book's macros (``mathjax_path``, ``mathjax3_config``); its figures are the build's
-(the deck sits beside the page, so the page's relative links hold). Each chapter with a
+(the deck sits beside the page, so the page's relative links hold; a link to an anchor of
+the page itself, such as an equation's number, leads back to the page). Each chapter with a
 deck gets a *Slides* button in its header. ``make slides`` is ``make book``: the decks
 are part of every HTML build.
 """
@@ -45,8 +46,11 @@ STYLE = """
 """
 
 
-def slide_blocks(body):
+def slide_blocks(body, page=""):
     """The HTML of each marked block of a rendered page body, in page order.
+
+    A link to an anchor of the page itself (an equation, a section) leads back to the
+    page ``page``: the deck does not hold its target.
 
     >>> slide_blocks('<div class="admonition tip slide"><p>Goals</p></div>'
     ...              '<div class="cell tag_slide"><div class="cell_input">code</div>'
@@ -56,12 +60,17 @@ def slide_blocks(body):
     []
     >>> slide_blocks('<div class="proof slide"><section>statement</section></div>')
     ['<div class="proof slide"><div>statement</div></div>']
+    >>> slide_blocks('<p class="slide"><a href="#equation-svm-hard">(17.3)</a></p>', "svm.html")
+    ['<p class="slide"><a href="svm.html#equation-svm-hard">(17.3)</a></p>']
     """
     from bs4 import BeautifulSoup
 
     soup = BeautifulSoup(body, "html.parser")
     for inner in soup.find_all("section"):  # reveal.js would make a nested one a slide
         inner.name = "div"
+    for link in soup.find_all("a", href=True):
+        if link["href"].startswith("#"):
+            link["href"] = page + link["href"]
     blocks = []
     for node in soup.find_all(class_=[MARK, f"tag_{MARK}"]):
         if any(MARK in p.get("class", ()) or f"tag_{MARK}" in p.get("class", ())
@@ -122,10 +131,10 @@ def _write_deck(app, pagename, templatename, context, doctree):
     """html-page-context: write the page's deck, and link it from the page's header."""
     if app.builder.name != "html" or doctree is None:
         return
-    blocks = slide_blocks(context.get("body", ""))
+    name = pagename.rsplit("/", 1)[-1]
+    blocks = slide_blocks(context.get("body", ""), f"{name}.html")
     if not blocks:
         return
-    name = pagename.rsplit("/", 1)[-1]
     target = Path(app.outdir) / f"{pagename}{SUFFIX}"
     target.parent.mkdir(parents=True, exist_ok=True)
     title = html.unescape(context.get("title", name))
