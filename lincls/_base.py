@@ -15,6 +15,7 @@ A subclass implements one method, ``_fit_augmented(X, y)``, which receives the
 weight vector w̃ (with the bias first).
 """
 
+import numbers
 import os
 import sys
 import warnings
@@ -23,12 +24,14 @@ import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils import _param_validation, check_random_state
-from sklearn.utils._param_validation import Integral, Interval, Real
+from sklearn.utils._param_validation import Integral, Interval, Real, StrOptions
+from sklearn.utils.class_weight import compute_sample_weight
 from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
 
 __all__ = ["LinearClassifier", "IterativeClassifier", "IterativeMixin", "StopFit", "augment",
-           "labels_to_signs", "check_signs", "check_targets", "check_finite", "warn_at_caller"]
+           "labels_to_signs", "check_signs", "check_targets", "check_finite", "warn_at_caller",
+           "weigh_samples", "refuse_fit_params"]
 
 
 def augment(X):
@@ -78,6 +81,11 @@ def labels_to_signs(y, classes=None):
 POSITIVE = Interval(Real, 0, None, closed="neither")  # a finite number > 0
 NON_NEGATIVE = Interval(Real, 0, None, closed="left")  # a finite number ≥ 0
 MAX_ITER = Interval(Integral, 1, None, closed="left")  # a positive integer
+CLASS_WEIGHT = [StrOptions({"balanced"}), dict, None]  # scikit-learn's class_weight
+
+#: The estimators whose ``fit`` takes ``sample_weight``, named where another refuses it.
+WEIGHTED = ("Perceptron", "Adaline", "LeastSquares", "LogisticRegression", "LinearSVM",
+            "KernelSVM")
 
 
 def check_signs(y):
@@ -120,6 +128,80 @@ def check_targets(y):
     if kind in "biuSU" or kind == "f" and np.array_equal(y, np.round(y)):
         return
     check_classification_targets(y)
+
+
+def weigh_samples(X, y, sample_weight=None, class_weight=None):
+    """The weights s_i of a weighted fit, with the rows of weight zero dropped.
+
+    Defined in chapter "Linear discriminant functions". Returns ``(X, y, s, kept)``: a weight
+    n > 0 counts sample i as n copies of it, as in scikit-learn. ``class_weight`` (None,
+    ``"balanced"`` or a dict label -> weight, scikit-learn's meaning, computed by
+    :func:`sklearn.utils.class_weight.compute_sample_weight` on all of ``y``) multiplies
+    into ``sample_weight``. The samples whose weight is zero are removed, as if they had
+    not been given (so the classes are those with positive weight); ``s`` is None when
+    every remaining weight is 1, the unweighted fit, which then runs unchanged; ``kept``
+    is the boolean mask of the samples kept, or None when none was dropped.
+
+    Raises
+    ------
+    ValueError
+        If the weights are not finite, negative, all zero, or not of shape (n_samples,).
+
+    Examples
+    --------
+    >>> X, y = np.array([[0.0], [1.0], [2.0]]), np.array([0, 1, 1])
+    >>> X2, y2, s, kept = weigh_samples(X, y, [2.0, 0.0, 1.0])
+    >>> X2.ravel().tolist(), y2.tolist(), s.tolist(), kept.tolist()
+    ([0.0, 2.0], [0, 1], [2.0, 1.0], [True, False, True])
+    >>> weigh_samples(X, y, class_weight="balanced")[2].tolist()   # 3 / (2 · count)
+    [1.5, 0.75, 0.75]
+    """
+    if sample_weight is None and class_weight is None:
+        return X, y, None, None
+    if sample_weight is not None:
+        if isinstance(sample_weight, numbers.Number):
+            sample_weight = np.full(len(y), sample_weight, dtype=float)
+        sample_weight = _check_sample_weight(sample_weight, X, dtype=np.float64,
+                                             ensure_non_negative=True, copy=True)
+    else:
+        sample_weight = np.ones(len(y))
+    if class_weight is not None:
+        sample_weight = sample_weight * compute_sample_weight(class_weight, y)
+    keep = sample_weight > 0
+    if not keep.any():
+        raise ValueError("Sample weights must contain at least one non-zero number: every "
+                         "weight (sample_weight times class_weight) is zero.")
+    if keep.all():
+        keep = None
+    else:
+        X, y, sample_weight = X[keep], y[keep], sample_weight[keep]
+    return X, y, (None if np.all(sample_weight == 1.0) else sample_weight), keep
+
+
+def refuse_fit_params(estimator, params):
+    """Raise a TypeError naming the estimators that take ``sample_weight``.
+
+    Defined in chapter "Linear discriminant functions". ``fit`` of an estimator whose
+    algorithm has no weighted form takes ``**params`` only to say so.
+
+    Examples
+    --------
+    >>> refuse_fit_params(LinearClassifier(), {})
+    >>> refuse_fit_params(LinearClassifier(), {"sample_weight": [1.0]})
+    Traceback (most recent call last):
+    ...
+    TypeError: LinearClassifier.fit() does not take sample_weight: ...
+    """
+    if not params:
+        return
+    name, what = type(estimator).__name__, ", ".join(sorted(params))
+    if "sample_weight" in params:
+        raise TypeError(
+            f"{name}.fit() does not take sample_weight: its rule has no weighted form in "
+            f"the book. Repeat the rows instead (integer weights: np.repeat(X, weights, "
+            f"axis=0) and the same for y), or use an estimator that takes weights: "
+            f"{', '.join(WEIGHTED)}.")
+    raise TypeError(f"{name}.fit() got unexpected keyword argument(s): {what}.")
 
 
 # The files of lincls, and of the decorator that validates its functions' parameters
@@ -193,6 +275,8 @@ class LinearClassifier(ClassifierMixin, BaseEstimator):
 
     fit_intercept = True
     _parameter_constraints = {"fit_intercept": ["boolean"]}
+    _sample_weight = None  # the weights s_i during a weighted fit; None: unweighted
+    _kept = None  # during a fit, the mask of the samples of positive weight; None: all
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -204,7 +288,7 @@ class LinearClassifier(ClassifierMixin, BaseEstimator):
         raise NotImplementedError
 
     # -- shared machinery -------------------------------------------------------------
-    def fit(self, X, y):
+    def fit(self, X, y, **params):
         """Learn the weights from samples ``X`` and labels ``y``.
 
         Parameters
@@ -213,18 +297,37 @@ class LinearClassifier(ClassifierMixin, BaseEstimator):
             Training inputs.
         y : array-like of shape (n_samples,)
             Two distinct labels of any type.
+        **params
+            Not taken: ``sample_weight`` raises a TypeError that names the estimators
+            that take it.
 
         Returns
         -------
         self : object
             The fitted classifier.
         """
+        refuse_fit_params(self, params)
+        return self._fit(X, y)
+
+    def _fit(self, X, y, sample_weight=None):
+        """The shared fit: validate, weigh, map the labels, augment, solve, store.
+
+        ``sample_weight`` (and the estimator's ``class_weight``, if it has one) go through
+        :func:`weigh_samples`; during the solve ``self._sample_weight`` holds the weights
+        s_i of the remaining samples, or None for the unweighted fit, and ``self._kept``
+        the mask of the samples kept (None: all).
+        """
         self._validate_params()
         X, y = validate_data(self, X, y, dtype=np.float64)
         check_targets(y)
+        X, y, s, kept = weigh_samples(X, y, sample_weight, getattr(self, "class_weight", None))
         self.classes_, signs = labels_to_signs(y)
         Xa = augment(X) if self.fit_intercept else X
-        w = np.asarray(self._fit_augmented(Xa, signs), dtype=float)
+        self._sample_weight, self._kept = s, kept
+        try:
+            w = np.asarray(self._fit_augmented(Xa, signs), dtype=float)
+        finally:
+            del self._sample_weight, self._kept
         check_finite(self, X, "weights", w)
         self._set_weights(w)
         return self
@@ -377,7 +480,7 @@ class IterativeClassifier(IterativeMixin, LinearClassifier):
     ``_run_epochs`` itself.
     """
 
-    def fit(self, X, y, *, callback=None):
+    def fit(self, X, y, *, callback=None, **params):
         """Learn the weights; ``callback(epoch, w)`` is called after every epoch.
 
         ``w`` is the current augmented weight vector (bias first); copy it to record it.
@@ -389,14 +492,21 @@ class IterativeClassifier(IterativeMixin, LinearClassifier):
         callback : callable or None
             Called as ``callback(epoch, w)`` after each epoch (epoch counts from 1); ``w``
             is updated in place, so copy it to record it.
+        **params
+            Not taken: ``sample_weight`` raises a TypeError that names the estimators
+            that take it.
 
         Returns
         -------
         self : object
         """
+        refuse_fit_params(self, params)
+        return self._fit_with_callback(X, y, callback)
+
+    def _fit_with_callback(self, X, y, callback, sample_weight=None):
         self._callback = callback
         try:
-            return super().fit(X, y)
+            return self._fit(X, y, sample_weight)
         finally:
             del self._callback
 

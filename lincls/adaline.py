@@ -21,10 +21,11 @@ __all__ = ["Adaline", "mse_loss", "mse_gradient", "adaline_step", "widrow_hoff_u
 
 
 @njit(cache=True)
-def mse_loss(w, X, y):
+def mse_loss(w, X, y, s=None):
     """The mean squared error loss L(w) = 1/(2M) Σ (y − w · x)², eq. (adaline-loss).
 
-    Defined in chapter "Adaline and gradient descent".
+    Defined in chapter "Adaline and gradient descent". With weights ``s`` the i-th
+    squared error is multiplied by s_i (still divided by M, the number of rows).
 
     Examples
     --------
@@ -32,14 +33,17 @@ def mse_loss(w, X, y):
     0.5
     """
     residual = y - X @ w
-    return 0.5 * float(residual @ residual) / len(y)
+    if s is None:
+        return 0.5 * float(residual @ residual) / len(y)
+    return 0.5 * float(residual @ (s * residual)) / len(y)
 
 
 @njit(cache=True)
-def mse_gradient(w, X, y):
+def mse_gradient(w, X, y, s=None):
     """The gradient ∇L(w) = −1/M Σ (y − w · x) x of the mean squared error, eq. (adaline-gradient).
 
-    Defined in chapter "Adaline and gradient descent".
+    Defined in chapter "Adaline and gradient descent". With weights ``s`` the i-th term
+    is multiplied by s_i.
 
     Examples
     --------
@@ -47,14 +51,17 @@ def mse_gradient(w, X, y):
     array([-0.5,  0.5])
     """
     residual = y - X @ w
-    return -(X.T @ residual) / len(y)
+    if s is None:
+        return -(X.T @ residual) / len(y)
+    return -(X.T @ (s * residual)) / len(y)
 
 
 @njit(cache=True)
-def adaline_step(w, X, y, eta):
+def adaline_step(w, X, y, eta, s=None):
     """One Adaline step on a batch (X, y): w ← w − η ∇L(w), eq. (adaline-step).
 
-    Defined in chapter "Adaline and gradient descent".
+    Defined in chapter "Adaline and gradient descent". ``s``: weights of the samples of
+    the batch, as in :func:`mse_gradient`.
 
     With a single sample this is the Widrow–Hoff rule w ← w + η (y − w · x) x.
 
@@ -63,7 +70,9 @@ def adaline_step(w, X, y, eta):
     >>> adaline_step(np.zeros(2), np.array([[1.0, 2.0]]), np.array([1.0]), eta=0.1)
     array([0.1, 0.2])
     """
-    return w - eta * mse_gradient(w, X, y)
+    if s is None:
+        return w - eta * mse_gradient(w, X, y)
+    return w - eta * mse_gradient(w, X, y, s)
 
 
 @njit(cache=True)
@@ -89,7 +98,8 @@ def widrow_hoff_update(w, x, y, eta):
 
 
 @njit(cache=True)
-def lms_epoch(w, X, y, eta, batch_size, eta_decay=False, step=0, order=None):
+def lms_epoch(w, X, y, eta, batch_size, eta_decay=False, step=0, order=None,
+              sample_weight=None):
     """One epoch of on-line or mini-batch Adaline over the samples in order.
 
     Defined in chapter "Adaline and gradient descent". With ``batch_size=1`` each step
@@ -97,7 +107,9 @@ def lms_epoch(w, X, y, eta, batch_size, eta_decay=False, step=0, order=None):
     next ``batch_size`` samples. ``step`` counts the steps taken before; with
     ``eta_decay`` step k uses the rate η/k. ``order``, if given, is a permutation: the
     epoch visits ``X[order[0]], X[order[1]], …`` (a mini-batch gathers its rows), never
-    copying X. Returns new weights (w is not changed) and the step count.
+    copying X. With ``sample_weight`` s the term of sample i in its step is multiplied by
+    s_i (on-line: w ← w + η s_i (y_i − w · x_i) x_i). Returns new weights (w is not
+    changed) and the step count.
 
     Examples
     --------
@@ -110,23 +122,36 @@ def lms_epoch(w, X, y, eta, batch_size, eta_decay=False, step=0, order=None):
         rate = eta / step if eta_decay else eta
         if batch_size == 1:
             i = start if order is None else order[start]
-            widrow_hoff_update(w, X[i], y[i], rate)
+            if sample_weight is None:
+                widrow_hoff_update(w, X[i], y[i], rate)
+            else:
+                widrow_hoff_update(w, X[i], y[i], rate * sample_weight[i])
         elif order is None:
-            w = adaline_step(w, X[start:start + batch_size], y[start:start + batch_size], rate)
+            stop = start + batch_size
+            if sample_weight is None:
+                w = adaline_step(w, X[start:stop], y[start:stop], rate)
+            else:
+                w = adaline_step(w, X[start:stop], y[start:stop], rate, sample_weight[start:stop])
         else:
             batch = order[start:start + batch_size]  # copies the rows of this batch only
-            w = adaline_step(w, X[batch], y[batch], rate)
+            if sample_weight is None:
+                w = adaline_step(w, X[batch], y[batch], rate)
+            else:
+                w = adaline_step(w, X[batch], y[batch], rate, sample_weight[batch])
     return w, step
 
 
 @njit(cache=True)
-def _epoch_summary(w, X, y):
+def _epoch_summary(w, X, y, s=None):
     """What an epoch records: L(w) by :func:`mse_loss`, the mistakes (samples with
     y (w · x̃) ≤ 0) and ‖∇L(w)‖ by :func:`mse_gradient`, in one compiled call (overflow
-    gives inf or nan, never a warning)."""
-    gradient = mse_gradient(w, X, y)
+    gives inf or nan, never a warning). ``s``: the weights normalized to mean 1."""
     errors = np.count_nonzero(y * (X @ w) <= 0)
-    return mse_loss(w, X, y), errors, np.sqrt(gradient @ gradient)
+    if s is None:
+        gradient = mse_gradient(w, X, y)
+        return mse_loss(w, X, y), errors, np.sqrt(gradient @ gradient)
+    gradient = mse_gradient(w, X, y, s)
+    return mse_loss(w, X, y, s), errors, np.sqrt(gradient @ gradient)
 
 
 class Adaline(IterativeClassifier):
@@ -186,7 +211,17 @@ class Adaline(IterativeClassifier):
     Notes
     -----
     Many texts sum the squared errors instead, L_sum = M L; a step with learning
-    rate η_sum equals our step with η = M η_sum. With mean gradients one η serves data
+    rate η_sum equals our step with η = M η_sum.
+
+    With sample weights s_i the loss is L(w) = 1/(2 Σ s_i) Σ_i s_i (y_i − w · x̃_i)², the
+    mean squared error of the data with sample i counted s_i times; ``tol``, ``loss`` and
+    the full-batch step use it, so full-batch gradient descent on integer weights takes
+    the steps it takes on the repeated rows (equal up to rounding) and a weight 0 drops
+    the sample. An on-line or mini-batch step multiplies the term of sample i by s_i,
+    w ← w + η s_i (y_i − w · x̃_i) x̃_i for ``batch_size=1``, as
+    ``sklearn.linear_model.SGDRegressor`` weighs its steps: an epoch then moves w by as
+    much as an epoch over the repeated rows only to first order in η, and weights all 1
+    are the unweighted run, bit for bit. With mean gradients one η serves data
     sets of every size. If the loss stops being finite (η too large), the fit stops,
     keeps the last finite weights and warns with a ``ConvergenceWarning``.
 
@@ -235,7 +270,10 @@ class Adaline(IterativeClassifier):
         return self.eta / step if self.eta_decay else self.eta
 
     def _init_weights(self, X, y):
-        return {"w": np.zeros(X.shape[1]), "step": 0, "epoch": 0}
+        state = {"w": np.zeros(X.shape[1]), "step": 0, "epoch": 0}
+        if self._sample_weight is not None:
+            state["mean_one"] = self._sample_weight * (len(y) / self._sample_weight.sum())
+        return state
 
     def _callback_weights(self, state):
         return state["w"]
@@ -246,16 +284,46 @@ class Adaline(IterativeClassifier):
     def _shuffles(self, y):
         return self.shuffle and not self._full_batch(y)  # a full batch has no order
 
+    def fit(self, X, y, sample_weight=None, *, callback=None):
+        """Run gradient descent on samples ``X`` and labels ``y``; returns self.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+        y : array-like of shape (n_samples,)
+            Two distinct labels of any type.
+        sample_weight : array-like of shape (n_samples,), float or None, default=None
+            Non-negative weights s_i of the squared errors; a weight 0 drops the sample
+            (see Notes for what a weight equals in each schedule).
+        callback : callable or None
+            Called as ``callback(epoch, w)`` after each epoch; copy ``w`` to record it.
+
+        Returns
+        -------
+        self : object
+        """
+        return self._fit_with_callback(X, y, callback, sample_weight)
+
     def _epoch(self, state, X, y, order):
-        w, step = state["w"], state["step"]
+        w, step, s = state["w"], state["step"], self._sample_weight
         state["epoch"] += 1
-        if self._full_batch(y):
-            step += 1
-            w = adaline_step(w, X, y, self._learning_rate(step))
+        if s is None:
+            if self._full_batch(y):
+                step += 1
+                w = adaline_step(w, X, y, self._learning_rate(step))
+            else:
+                w, step = lms_epoch(w, X, y, float(self.eta), int(self.batch_size),
+                                    bool(self.eta_decay), step, self._indices(order))
+            loss, errors, gradient_norm = _epoch_summary(w, X, y)
         else:
-            w, step = lms_epoch(w, X, y, float(self.eta), int(self.batch_size),
-                                bool(self.eta_decay), step, self._indices(order))
-        loss, errors, gradient_norm = _epoch_summary(w, X, y)
+            mean_one = state["mean_one"]  # s_i / mean(s): L = 1/(2M) Σ (s_i/s̄) r_i²
+            if self._full_batch(y):
+                step += 1
+                w = adaline_step(w, X, y, self._learning_rate(step), mean_one)
+            else:
+                w, step = lms_epoch(w, X, y, float(self.eta), int(self.batch_size),
+                                    bool(self.eta_decay), step, self._indices(order), s)
+            loss, errors, gradient_norm = _epoch_summary(w, X, y, mean_one)
         if not math.isfinite(loss):  # (an infinite or NaN weight makes the loss so too)
             raise StopFit(
                 f"Adaline diverged in epoch {state['epoch']}: the loss is no longer finite. "

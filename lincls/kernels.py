@@ -24,12 +24,22 @@ from itertools import combinations_with_replacement
 from numbers import Integral, Real
 
 import numpy as np
-from numba import njit
+from numba import njit, types
+from numba.extending import overload
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from ._base import IterativeMixin, check_finite, check_targets, labels_to_signs, warn_at_caller
+from ._base import (
+    CLASS_WEIGHT,
+    IterativeMixin,
+    check_finite,
+    check_targets,
+    labels_to_signs,
+    refuse_fit_params,
+    warn_at_caller,
+    weigh_samples,
+)
 from ._blas import blas_threads_for
 
 __all__ = ["kernel_matrix", "polynomial_feature_map", "KernelPerceptron", "KernelSVM",
@@ -220,11 +230,24 @@ def kernel_dual_objective(alpha, K, y):
     return float(np.sum(alpha) - 0.5 * v @ K @ v)
 
 
+def _upper(C, t):
+    """The upper bound of α_t: C, or C[t] when C holds one bound C s_t per sample."""
+    return C if np.ndim(C) == 0 else C[t]
+
+
+@overload(_upper)
+def _upper_compiled(C, t):
+    # numba picks the body by the type of C: a number costs nothing over using C itself
+    if isinstance(C, types.Number):
+        return lambda C, t: C
+    return lambda C, t: C[t]
+
+
 @njit(cache=True)
 def _set_bounds(alpha, y, C, t, up, low):
     """Record whether α_t may move by +y_t δ (the set I_up) and by -y_t δ (I_low), δ > 0."""
-    up[t] = alpha[t] < C if y[t] > 0 else alpha[t] > 0.0
-    low[t] = alpha[t] > 0.0 if y[t] > 0 else alpha[t] < C
+    up[t] = alpha[t] < _upper(C, t) if y[t] > 0 else alpha[t] > 0.0
+    low[t] = alpha[t] > 0.0 if y[t] > 0 else alpha[t] < _upper(C, t)
 
 
 @njit(cache=True)
@@ -263,13 +286,15 @@ def smo_step(alpha, v, y, C, i, j, K_i, K_j, up, low, active):
     """Optimize the dual over (α_i, α_j) on the line Σ α_k y_k = const, eq. (kernels-smo).
 
     α_i moves by y_i δ and α_j by -y_j δ, which keeps Σ α_k y_k; the one-dimensional
-    quadratic is maximized at δ* and clipped to the box 0 ≤ α ≤ C. The scores
+    quadratic is maximized at δ* and clipped to the box 0 ≤ α ≤ C (0 ≤ α_t ≤ C s_t with
+    sample weights s, C then an array). The scores
     v_t = y_t - Σ_l α_l y_l K_tl follow in place (on the active samples), and the same
     pass returns the next i: the largest score over I_up, and its value.
     """
     delta = (v[i] - v[j]) / max(K_i[i] + K_j[j] - 2.0 * K_i[j], 1e-12)
-    lo_i, hi_i = (-alpha[i], C - alpha[i]) if y[i] > 0 else (alpha[i] - C, alpha[i])
-    lo_j, hi_j = (alpha[j] - C, alpha[j]) if y[j] > 0 else (-alpha[j], C - alpha[j])
+    C_i, C_j = _upper(C, i), _upper(C, j)
+    lo_i, hi_i = (-alpha[i], C_i - alpha[i]) if y[i] > 0 else (alpha[i] - C_i, alpha[i])
+    lo_j, hi_j = (alpha[j] - C_j, alpha[j]) if y[j] > 0 else (-alpha[j], C_j - alpha[j])
     delta = min(max(delta, max(lo_i, lo_j)), min(hi_i, hi_j))
     alpha[i] += y[i] * delta
     alpha[j] -= y[j] * delta
@@ -287,7 +312,7 @@ def smo_step(alpha, v, y, C, i, j, K_i, K_j, up, low, active):
 def coordinate_step(alpha, v, y, C, i, K_i):
     """Without a bias, the dual has no equality constraint and α_i moves alone:
     α_i ← clip(α_i + y_i v_i / K_ii) to [0, C], and v_t -= y_i Δα_i K_ti for all t."""
-    new = min(max(alpha[i] + y[i] * v[i] / max(K_i[i], 1e-12), 0.0), C)
+    new = min(max(alpha[i] + y[i] * v[i] / max(K_i[i], 1e-12), 0.0), _upper(C, i))
     delta = y[i] * (new - alpha[i])
     alpha[i] = new
     for t in range(len(v)):
@@ -300,7 +325,8 @@ def _pick_coordinate(alpha, v, y, C):
     best, i = -1.0, 0
     for t in range(len(v)):
         g = y[t] * v[t]                                   # minus the gradient
-        p = g if (g > 0.0 and alpha[t] < C) else (-g if (g < 0.0 and alpha[t] > 0.0) else 0.0)
+        p = (g if (g > 0.0 and alpha[t] < _upper(C, t))
+             else (-g if (g < 0.0 and alpha[t] > 0.0) else 0.0))
         if p > best:
             best, i = p, t
     return i, best
@@ -409,17 +435,24 @@ class _KernelClassifier(ClassifierMixin, BaseEstimator):
         tags.classifier_tags.multi_class = False
         return tags
 
-    def _prepare(self, X, y):
+    def _prepare(self, X, y, sample_weight=None):
+        """Validate; return ``(X, signs, s)``: the samples of positive weight, their labels
+        as ±1 and their weights (None: unweighted; see :func:`~lincls._base.weigh_samples`)."""
         self._validate_params()
         X, y = validate_data(self, X, y, dtype=np.float64)
         check_targets(y)
+        X, y, s, _ = weigh_samples(X, y, sample_weight, getattr(self, "class_weight", None))
         self.classes_, signs = labels_to_signs(y)
         if self.gamma == "scale":
-            var = X.var()
+            if s is None:
+                var = X.var()
+            else:  # the variance of the entries with row i counted s_i times
+                mean = (s @ X).sum() / (s.sum() * X.shape[1])
+                var = (s @ ((X - mean) ** 2)).sum() / (s.sum() * X.shape[1])
             self._gamma = 1.0 / (X.shape[1] * var) if var > 0 else 1.0
         else:
             self._gamma = float(self.gamma)
-        return X, signs
+        return X, signs, s
 
     def _kernel(self, X, Z):
         return kernel_matrix(X, Z, kernel=self.kernel, gamma=self._gamma,
@@ -554,13 +587,15 @@ class KernelPerceptron(IterativeMixin, _KernelClassifier):
         self.shuffle = shuffle
         self.random_state = random_state
 
-    def fit(self, X, y, *, callback=None):
+    def fit(self, X, y, *, callback=None, **params):
         """Run the dual perceptron on samples ``X`` with labels ``y``; returns self.
 
         ``callback(epoch, alpha)``, if given, is called after every epoch with the mistake
-        counts α (updated in place: copy them to record them).
+        counts α (updated in place: copy them to record them). ``sample_weight`` is not
+        taken (a TypeError names the estimators that take it).
         """
-        X, y = self._prepare(X, y)
+        refuse_fit_params(self, params)
+        X, y, _ = self._prepare(X, y)
         state = {"alpha": np.zeros(len(y)), "f": np.zeros(len(y)),
                  "K": self._lazy_kernel(X, 1.0 if self.fit_intercept else 0.0)}
         self._callback = callback
@@ -609,11 +644,15 @@ class KernelSVM(_KernelClassifier):
         Bound on the SMO steps (pair updates).
     tol : float, default=1e-3
         Stop when the largest KKT violation is at most ``tol`` (libsvm's criterion).
+    class_weight : dict, "balanced" or None, default=None
+        Weights of the classes, multiplied into ``sample_weight`` (see :meth:`fit`): a
+        dict maps a label to its weight, ``"balanced"`` weighs each class by
+        n_samples / (2 · its count), as in ``SVC``.
 
     Attributes
     ----------
     alpha_ : ndarray of shape (n_samples,)
-        The multipliers α_i.
+        The multipliers α_i (of the samples of positive weight in a weighted fit).
     support_, support_vectors_, dual_coef_, intercept_ :
         As in :class:`KernelPerceptron` and ``SVC``.
     objective_ : float
@@ -623,6 +662,13 @@ class KernelSVM(_KernelClassifier):
     converged_ : bool
     classes_ : ndarray of shape (2,)
     n_features_in_ : int
+
+    Notes
+    -----
+    With sample weights s_i the box of the dual is 0 ≤ α_i ≤ C s_i (the primal prices
+    the slack of sample i at C s_i), as in ``SVC``: an integer weight n is n copies of
+    the sample, a weight 0 drops it. ``gamma="scale"`` then uses the variance of the
+    data with each sample counted s_i times, so that it too is that of the copies.
 
     References
     ----------
@@ -645,10 +691,11 @@ class KernelSVM(_KernelClassifier):
         "C": [Interval(Real, 0, None, closed="right")],
         "max_iter": [Interval(Integral, 1, None, closed="left")],
         "tol": [Interval(Real, 0, None, closed="neither")],
+        "class_weight": CLASS_WEIGHT,
     }
 
     def __init__(self, *, C=1.0, kernel="rbf", degree=3, gamma="scale", coef0=0.0,
-                 fit_intercept=True, max_iter=1_000_000, tol=1e-3):
+                 fit_intercept=True, max_iter=1_000_000, tol=1e-3, class_weight=None):
         self.C = C
         self.kernel = kernel
         self.degree = degree
@@ -657,13 +704,30 @@ class KernelSVM(_KernelClassifier):
         self.fit_intercept = fit_intercept
         self.max_iter = max_iter
         self.tol = tol
+        self.class_weight = class_weight
 
-    def fit(self, X, y):
-        """Solve the dual for samples ``X`` and labels ``y``; returns self."""
-        X, y = self._prepare(X, y)
+    def fit(self, X, y, sample_weight=None):
+        """Solve the dual for samples ``X`` and labels ``y``; returns self.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+        y : array-like of shape (n_samples,)
+            Two distinct labels of any type.
+        sample_weight : array-like of shape (n_samples,), float or None, default=None
+            Non-negative weights s_i: the box of α_i is 0 ≤ α_i ≤ C s_i; a weight 0
+            drops the sample. Multiplied by the weights of ``class_weight``.
+
+        Returns
+        -------
+        self : object
+        """
+        X, y, weights = self._prepare(X, y, sample_weight)
         K = self._lazy_kernel(X)
         diag = _kernel_diagonal(X, K[3], K[4], K[5], K[6])
         C = float(self.C)
+        if weights is not None and np.isfinite(C):
+            C = C * weights                            # the bounds C s_i
         # The dual is symmetric under y → -y, but the choice of i in WSS2 is not: solve with
         # classes_[0] as +1, as libsvm does, so that both take the same path.
         s = -y

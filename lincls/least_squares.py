@@ -17,7 +17,7 @@ import numpy as np
 import scipy.linalg
 from sklearn.utils._param_validation import Interval, Real
 
-from ._base import MAX_ITER, NON_NEGATIVE, IterativeClassifier, LinearClassifier
+from ._base import CLASS_WEIGHT, MAX_ITER, NON_NEGATIVE, IterativeClassifier, LinearClassifier
 from ._blas import blas_threads_for
 
 __all__ = ["LeastSquares", "HoKashyap", "normalized_samples", "mse_solution", "ho_kashyap_step",
@@ -47,7 +47,8 @@ def mse_solution(Y, b):
     decomposition; for a tall Y, of the triangular factor of its QR factorization): no
     normal equations, no explicit inverse, and a rank-deficient Y gives the minimum-norm
     solution. Singular values below ``max(Y.shape) * eps * σ_max`` count as zero (the
-    cut-off of :func:`numpy.linalg.lstsq` and :func:`numpy.linalg.matrix_rank`): rounding leaves
+    default cut-off of :func:`numpy.linalg.matrix_rank`, and of :func:`numpy.linalg.lstsq`
+    since NumPy 2.0): rounding leaves
     dependent columns with singular values of that size, not exactly zero.
 
     Examples
@@ -242,6 +243,10 @@ class LeastSquares(LinearClassifier):
         The margin vector b > 0, one entry per training sample; ``None`` means all ones.
     fit_intercept : bool, default=True
         Learn a bias through the clamped input x̃ = (1, x).
+    class_weight : dict, "balanced" or None, default=None
+        Weights of the classes, multiplied into ``sample_weight`` (see :meth:`fit`), as
+        in ``sklearn.linear_model.RidgeClassifier``: a dict maps a label to its weight,
+        ``"balanced"`` weighs each class by n_samples / (2 · its count).
 
     Attributes
     ----------
@@ -250,9 +255,9 @@ class LeastSquares(LinearClassifier):
     classes_ : ndarray of shape (2,)
     n_features_in_ : int
     margins_ : ndarray of shape (n_samples,)
-        The margin vector b used.
+        The margin vector b used (of the samples of positive weight in a weighted fit).
     residual_ : ndarray of shape (n_samples,)
-        The error vector e = Y a − b.
+        The error vector e = Y a − b (of the samples of positive weight), unweighted.
     rank_ : int
         The numerical rank of Y: the number of its singular values above the cut-off
         ``max(Y.shape) * eps * σ_max`` (``eps`` of the dtype of ``X``).
@@ -267,8 +272,15 @@ class LeastSquares(LinearClassifier):
     In floating point, dependent columns (a feature that is a combination of others)
     leave singular values of the size of rounding errors, not zeros; inverted, they would
     give huge weights that fit only rounding noise. So singular values below
-    ``max(Y.shape) * eps * σ_max`` count as zero, as in :func:`numpy.linalg.lstsq`; ``eps``
+    ``max(Y.shape) * eps * σ_max`` count as zero, as in :func:`numpy.linalg.matrix_rank`
+    (and :func:`numpy.linalg.lstsq` since NumPy 2.0); ``eps``
     is that of ``X`` as given, since float32 inputs are dependent only to float32's precision.
+
+    With sample weights s_i the fit minimizes the weighted squared error
+    Σ_i s_i ((Y a)_i − b_i)², the least-squares problem of the rows √s_i y_i and the
+    targets √s_i b_i. An integer weight n is exactly n copies of the sample (the two
+    problems have the same normal equations, and, where the minimizer is not unique, the
+    same minimum-norm one); a weight 0 drops the sample.
 
     References
     ----------
@@ -290,11 +302,12 @@ class LeastSquares(LinearClassifier):
     """
 
     _parameter_constraints = {**LinearClassifier._parameter_constraints,
-                              "margins": ["array-like", None]}
+                              "margins": ["array-like", None], "class_weight": CLASS_WEIGHT}
 
-    def __init__(self, *, margins=None, fit_intercept=True):
+    def __init__(self, *, margins=None, fit_intercept=True, class_weight=None):
         self.margins = margins
         self.fit_intercept = fit_intercept
+        self.class_weight = class_weight
 
     def _margins(self, n_samples):
         if self.margins is None:
@@ -307,7 +320,7 @@ class LeastSquares(LinearClassifier):
             raise ValueError("margins must be finite and positive (b > 0).")
         return b
 
-    def fit(self, X, y):
+    def fit(self, X, y, sample_weight=None):
         """Solve for the weights a = Y⁺ b from samples ``X`` and labels ``y``.
 
         Parameters
@@ -317,6 +330,10 @@ class LeastSquares(LinearClassifier):
             float32's precision.
         y : array-like of shape (n_samples,)
             Two distinct labels of any type.
+        sample_weight : array-like of shape (n_samples,), float or None, default=None
+            Non-negative weights s_i of the squared errors, Σ s_i ((Y a)_i − b_i)²: a
+            weight n counts the sample n times, a weight 0 drops it. Multiplied by the
+            weights of ``class_weight``.
 
         Returns
         -------
@@ -325,15 +342,22 @@ class LeastSquares(LinearClassifier):
         """
         self._eps = _input_eps(X)  # before the base class up-casts X to float64
         try:
-            return super().fit(X, y)
+            return self._fit(X, y, sample_weight)
         finally:
             del self._eps
 
     def _fit_augmented(self, X, y):
-        b = self._margins(X.shape[0])
+        b = self._margins(len(y) if self._kept is None else len(self._kept))
+        if self._kept is not None:
+            b = b[self._kept]
+        s = self._sample_weight
         # a = mse_solution(Y, b) without forming Y = diag(y) X: the labels ±1 only flip the
         # signs of rows, so ‖Y a − b‖ = ‖X a − y b‖ and both have the same minimizers.
-        a, self.rank_ = _lstsq(X, y * b, self._eps)
+        if s is None:
+            a, self.rank_ = _lstsq(X, y * b, self._eps)
+        else:  # Σ s_i (x̃_i · a − y_i b_i)²: the rows and targets times √s_i
+            r = np.sqrt(s)
+            a, self.rank_ = _lstsq(X * r[:, None], r * (y * b), self._eps)
         self.margins_ = b
         self.residual_ = y * (X @ a) - b  # Y a − b, with Y = diag(y) X
         return a

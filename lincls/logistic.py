@@ -21,21 +21,22 @@ from scipy.linalg import LinAlgError, cho_factor, cho_solve
 from scipy.special import expit
 from sklearn.utils._param_validation import Interval
 
-from ._base import LinearClassifier
+from ._base import CLASS_WEIGHT, LinearClassifier
 from ._blas import blas_threads_for
 
 __all__ = ["LogisticRegression", "logistic_loss", "logistic_gradient", "logistic_hessian",
            "newton_step"]
 
 
-def logistic_loss(w, X, y, C=np.inf, bias=True, a=None):
+def logistic_loss(w, X, y, C=np.inf, bias=True, a=None, s=None):
     """The objective Σ_i log(1 + exp(-y_i w̃ · x̃_i)) + w̃ᵀ I₀ w̃ / (2C), eq. (logistic-loss).
 
     Defined in chapter "The losses of the margin".
 
     ``X`` holds the augmented inputs and ``w`` the weights w̃ (bias first when ``bias``);
     the bias is not penalized. ``a``, if given, holds the activations a_i = w̃ · x̃_i
-    (``X @ w``): a caller who has them saves a pass over the data.
+    (``X @ w``): a caller who has them saves a pass over the data. ``s``, if given, holds
+    sample weights: the i-th term of the sum is multiplied by s_i.
 
     Examples
     --------
@@ -46,13 +47,13 @@ def logistic_loss(w, X, y, C=np.inf, bias=True, a=None):
     m = y * (X @ w if a is None else a)
     penalty = 0.0 if np.isinf(C) else (w[int(bias):] @ w[int(bias):]) / (2 * C)
     log1p_exp = np.maximum(-m, 0.0) + np.log1p(np.exp(-np.abs(m)))   # log(1 + e^(-m)), stably
-    return float(log1p_exp.sum() + penalty)
+    return float((log1p_exp.sum() if s is None else s @ log1p_exp) + penalty)
 
 
-def logistic_gradient(w, X, y, C=np.inf, bias=True, a=None):
+def logistic_gradient(w, X, y, C=np.inf, bias=True, a=None, s=None):
     """∇L = -Σ_i σ(-m_i) y_i x̃_i + I₀ w̃ / C, eq. (logistic-gradient): mistakes weigh most.
 
-    Defined in chapter "The losses of the margin". ``a``: as in :func:`logistic_loss`.
+    Defined in chapter "The losses of the margin". ``a``, ``s``: as in :func:`logistic_loss`.
 
     Examples
     --------
@@ -60,16 +61,18 @@ def logistic_gradient(w, X, y, C=np.inf, bias=True, a=None):
     array([-0.5, -1. ])
     """
     m = y * (X @ w if a is None else a)
-    g = X.T @ (-y * expit(-m))                     # (not -X.T @ ..., which copies X)
+    c = -y * expit(-m)
+    g = X.T @ (c if s is None else s * c)          # (not -X.T @ ..., which copies X)
     if np.isfinite(C):
         g[int(bias):] += w[int(bias):] / C
     return g
 
 
-def logistic_hessian(w, X, C=np.inf, bias=True, a=None):
+def logistic_hessian(w, X, C=np.inf, bias=True, a=None, s=None):
     """∇²L = Σ_i σ(a_i) σ(-a_i) x̃_i x̃_iᵀ + I₀/C, eq. (logistic-hessian); a_i = w̃ · x̃_i.
 
-    Defined in chapter "The losses of the margin". ``a``: as in :func:`logistic_loss`.
+    Defined in chapter "The losses of the margin". ``a``, ``s``: as in :func:`logistic_loss`
+    (with weights s_i the i-th term is multiplied by s_i).
 
     The sum runs over blocks of 1024 samples, whose rows √s_i x̃_i stay in the processor's
     cache while BLAS multiplies them (a symmetric rank-k update, syrk).
@@ -83,6 +86,8 @@ def logistic_hessian(w, X, C=np.inf, bias=True, a=None):
     a = X @ w if a is None else a
     with np.errstate(over="ignore"):                # cosh(a/2) = inf: then s_i = 0
         r = 0.5 / np.cosh(a / 2)                    # √s_i, as σ(a)σ(-a) = 1/(4 cosh²(a/2))
+    if s is not None:
+        r = r * np.sqrt(s)                          # sample weights: the rows times their root
     H = np.zeros((X.shape[1], X.shape[1]))
     for start in range(0, len(X), 1024):
         Xs = X[start:start + 1024] * r[start:start + 1024, None]     # rows √s_i x̃_i
@@ -93,7 +98,7 @@ def logistic_hessian(w, X, C=np.inf, bias=True, a=None):
     return H
 
 
-def newton_step(w, loss, X, y, C=np.inf, bias=True):
+def newton_step(w, loss, X, y, C=np.inf, bias=True, s=None):
     """One damped Newton (IRLS) step, eq. (logistic-newton): w̃ ← w̃ - η H⁻¹ ∇L.
 
     Defined in chapter "The losses of the margin".
@@ -109,7 +114,7 @@ def newton_step(w, loss, X, y, C=np.inf, bias=True):
     η < 60 / sinh 30 ≈ 1.1e-11, even in exact arithmetic, and the floor step lands near
     w = -281 with loss 281 (chapter "The losses of the margin"). Near a minimizer,
     rounding can decide the test and the floor step is tiny. ``LogisticRegression``
-    starts at w̃ = 0.
+    starts at w̃ = 0. ``s``: sample weights, as in :func:`logistic_loss`.
     Returns the new weights, their loss, and the Newton decrement ∇Lᵀ H⁻¹ ∇L / 2, the
     decrease the step predicts.
 
@@ -128,17 +133,17 @@ def newton_step(w, loss, X, y, C=np.inf, bias=True):
     (-281, 281)
     """
     a = X @ w                                        # the activations a_i = w̃ · x̃_i
-    g, H = logistic_gradient(w, X, y, C, bias, a=a), logistic_hessian(w, X, C, bias, a=a)
+    g, H = logistic_gradient(w, X, y, C, bias, a, s), logistic_hessian(w, X, C, bias, a, s)
     try:                                             # the Newton direction H⁻¹ ∇L
         step = cho_solve(cho_factor(H, check_finite=False), g, check_finite=False)
     except LinAlgError:                              # singular H: a tiny ridge
         H[np.diag_indices_from(H)] += 1e-10 * (1.0 + np.trace(H))
         step = cho_solve(cho_factor(H, check_finite=False), g, check_finite=False)
     X_step, slope, eta = X @ step, g @ step, 1.0    # at w̃ - η step, the activations a - η X step
-    new_loss = logistic_loss(w - step, X, y, C, bias, a=a - X_step)
+    new_loss = logistic_loss(w - step, X, y, C, bias, a - X_step, s)
     while new_loss > loss - 1e-4 * eta * slope and eta > 1e-10:     # Armijo's rule
         eta *= 0.5
-        new_loss = logistic_loss(w - eta * step, X, y, C, bias, a=a - eta * X_step)
+        new_loss = logistic_loss(w - eta * step, X, y, C, bias, a - eta * X_step, s)
     return w - eta * step, new_loss, 0.5 * float(slope)
 
 
@@ -160,7 +165,12 @@ class LogisticRegression(LinearClassifier):
         Bound on the Newton steps.
     tol : float, default=1e-10
         Stop when the Newton decrement ∇Lᵀ H⁻¹ ∇L / 2 (the predicted decrease of the
-        loss) is at most ``tol`` times the number of samples.
+        loss) is at most ``tol`` times the number of samples (the sum of the sample
+        weights in a weighted fit).
+    class_weight : dict, "balanced" or None, default=None
+        Weights of the classes, multiplied into ``sample_weight`` (see :meth:`fit`): a
+        dict maps a label to its weight, ``"balanced"`` weighs each class by
+        n_samples / (2 · its count), as in scikit-learn.
 
     Attributes
     ----------
@@ -183,6 +193,10 @@ class LogisticRegression(LinearClassifier):
     The gradient and Hessian are eqs. (logistic-gradient) and (logistic-hessian); a
     Newton step solves one weighted least-squares problem with weights σ(a_i) σ(-a_i).
 
+    With sample weights s_i the loss is Σ_i s_i log(1 + exp(-m_i)) + |w|² / (2C), so an
+    integer weight n is n copies of the sample (the same loss, hence the same minimizer)
+    and a weight 0 drops it; scikit-learn's ``LogisticRegression`` weighs the same way.
+
     References
     ----------
     .. [1] Bishop, C. M. (2006). *Pattern Recognition and Machine Learning*, §4.3.
@@ -204,26 +218,49 @@ class LogisticRegression(LinearClassifier):
         "fit_intercept": ["boolean"],
         "max_iter": [Interval(Integral, 1, None, closed="left")],
         "tol": [Interval(Real, 0, None, closed="neither")],
+        "class_weight": CLASS_WEIGHT,
     }
 
-    def __init__(self, *, C=np.inf, fit_intercept=True, max_iter=100, tol=1e-10):
+    def __init__(self, *, C=np.inf, fit_intercept=True, max_iter=100, tol=1e-10,
+                 class_weight=None):
         self.C = C
         self.fit_intercept = fit_intercept
         self.max_iter = max_iter
         self.tol = tol
+        self.class_weight = class_weight
+
+    def fit(self, X, y, sample_weight=None):
+        """Fit the weights by Newton's method to samples ``X`` and labels ``y``.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+        y : array-like of shape (n_samples,)
+            Two distinct labels of any type.
+        sample_weight : array-like of shape (n_samples,), float or None, default=None
+            Non-negative weights s_i of the terms of the log-loss: a weight n counts the
+            sample n times, a weight 0 drops it. Multiplied by the weights of
+            ``class_weight``.
+
+        Returns
+        -------
+        self : object
+        """
+        return self._fit(X, y, sample_weight)
 
     def _fit_augmented(self, X, y):
-        C, bias = float(self.C), bool(self.fit_intercept)
+        C, bias, s = float(self.C), bool(self.fit_intercept), self._sample_weight
         w = np.zeros(X.shape[1])
-        losses = [logistic_loss(w, X, y, C, bias)]
+        n = len(y) if s is None else s.sum()     # the number of samples the weights count
+        losses = [logistic_loss(w, X, y, C, bias, s=s)]
         self.converged_ = self.separable_ = False
         n_iter = 0
         with blas_threads_for(10 * X.shape[0] * X.shape[1] ** 2):
             while n_iter < self.max_iter:
                 n_iter += 1
-                w, loss, decrement = newton_step(w, losses[-1], X, y, C, bias)
+                w, loss, decrement = newton_step(w, losses[-1], X, y, C, bias, s)
                 losses.append(loss)
-                if decrement <= self.tol * len(y):
+                if decrement <= self.tol * n:
                     self.converged_ = True
                     break
                 if np.isinf(C) and np.min(y * (X @ w)) > 0:

@@ -23,7 +23,7 @@ from sklearn.utils._param_validation import Interval
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from ._base import LinearClassifier, augment, check_finite, labels_to_signs
+from ._base import LinearClassifier, augment, check_finite, labels_to_signs, refuse_fit_params
 from .perceptron import is_mistake
 
 __all__ = ["MARGIN_LOSSES", "voted_perceptron_epoch", "voted_perceptron_run",
@@ -216,8 +216,12 @@ class VotedPerceptron(ClassifierMixin, BaseEstimator):
         tags.classifier_tags.multi_class = False
         return tags
 
-    def fit(self, X, y):
-        """Run the perceptron on ``X``, ``y`` and keep every weight vector; returns self."""
+    def fit(self, X, y, **params):
+        """Run the perceptron on ``X``, ``y`` and keep every weight vector; returns self.
+
+        ``sample_weight`` is not taken (a TypeError names the estimators that take it).
+        """
+        refuse_fit_params(self, params)
         self._validate_params()
         X, y = validate_data(self, X, y, dtype=np.float64)
         check_classification_targets(y)

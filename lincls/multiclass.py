@@ -16,7 +16,15 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils._param_validation import StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from ._base import MAX_ITER, POSITIVE, IterativeMixin, augment, check_finite, check_targets
+from ._base import (
+    MAX_ITER,
+    POSITIVE,
+    IterativeMixin,
+    augment,
+    check_finite,
+    check_targets,
+    refuse_fit_params,
+)
 
 __all__ = [
     "MulticlassPerceptron",
@@ -313,7 +321,7 @@ class MulticlassPerceptron(IterativeMixin, ClassifierMixin, BaseEstimator):
         self.shuffle = shuffle
         self.random_state = random_state
 
-    def fit(self, X, y, *, callback=None):
+    def fit(self, X, y, *, callback=None, **params):
         """Learn one weight vector per class from samples ``X`` and labels ``y``.
 
         Parameters
@@ -324,11 +332,15 @@ class MulticlassPerceptron(IterativeMixin, ClassifierMixin, BaseEstimator):
         callback : callable or None
             Called as ``callback(epoch, W)`` after every epoch; W (one row per class,
             bias first) is updated in place, so copy it to record it.
+        **params
+            Not taken: ``sample_weight`` raises a TypeError that names the estimators
+            that take it.
 
         Returns
         -------
         self : object
         """
+        refuse_fit_params(self, params)
         self._validate_params()
         X, y = validate_data(self, X, y, dtype=np.float64)
         check_targets(y)

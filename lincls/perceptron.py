@@ -20,7 +20,7 @@ from numba import njit
 from sklearn.utils._param_validation import validate_params
 from sklearn.utils.validation import check_X_y
 
-from ._base import MAX_ITER, POSITIVE, IterativeClassifier, augment, check_signs
+from ._base import CLASS_WEIGHT, MAX_ITER, POSITIVE, IterativeClassifier, augment, check_signs
 from .discriminant import max_margin
 
 __all__ = [
@@ -88,7 +88,7 @@ def perceptron_update(w, x, y, eta):
 
 
 @njit(cache=True)
-def textbook_epoch(w, X, y, eta, order=None):
+def textbook_epoch(w, X, y, eta, order=None, sample_weight=None):
     """One epoch of the textbook perceptron (Algorithm alg-perceptron), updating w in place.
 
     Defined in chapter "The perceptron". Visits the samples in order, or in the order of
@@ -96,7 +96,8 @@ def textbook_epoch(w, X, y, eta, order=None):
     instead of copying X), and corrects every mistake; returns the number of mistakes
     (= updates) made. Between two mistakes w does not change, so the loop jumps from
     mistake to mistake with :func:`next_mistake`. This loop, compiled, is what
-    :class:`Perceptron` runs.
+    :class:`Perceptron` runs. With ``sample_weight`` s, the step at sample i is η s_i:
+    w ← w + η s_i y_i x̃_i (without, numba compiles the loop with no weights at all).
 
     Examples
     --------
@@ -109,7 +110,10 @@ def textbook_epoch(w, X, y, eta, order=None):
     k = next_mistake(w, X, y, 0, order)
     while k < X.shape[0]:
         i = k if order is None else order[k]
-        perceptron_update(w, X[i], y[i], eta)
+        if sample_weight is None:
+            perceptron_update(w, X[i], y[i], eta)
+        else:
+            perceptron_update(w, X[i], y[i], eta * sample_weight[i])
         mistakes += 1
         k = next_mistake(w, X, y, k + 1, order)
     return mistakes
@@ -315,6 +319,10 @@ class Perceptron(IterativeClassifier):
         eta0=eta)`` when ``fit_intercept=False``.
     random_state : int, RandomState instance or None, default=None
         Seeds the shuffling.
+    class_weight : dict, "balanced" or None, default=None
+        Weights of the classes, multiplied into ``sample_weight`` (see :meth:`fit`): a
+        dict maps a label to its weight, ``"balanced"`` weighs each class by
+        n_samples / (2 · its count), as in scikit-learn.
 
     Attributes
     ----------
@@ -343,6 +351,14 @@ class Perceptron(IterativeClassifier):
     (perceptron-update) of the book. On linearly separable data the number of updates
     is at most (R/γ)² (Novikoff's theorem, chapter "Convergence of the perceptron").
 
+    With sample weights s_i (and class weights) a mistake on sample i moves w by
+    η s_i y_i x̃_i: the perceptron criterion Σ s_i max(0, -y_i w · x̃_i) descended one
+    sample at a time, the convention of ``sklearn.linear_model.Perceptron``. What holds
+    exactly: a weight 0 removes the sample (the run is that on the other samples, bit
+    for bit, shuffled or not); weights all 1 are the unweighted run; weights all c are
+    the run with learning rate η c. A weight n is *not* n copies of the sample: copies
+    visited in a row are each tested, and the second is often no longer a mistake.
+
     References
     ----------
     F. Rosenblatt, *The Perceptron: a perceiving and recognizing automaton*, Cornell
@@ -365,18 +381,45 @@ class Perceptron(IterativeClassifier):
         "max_iter": [MAX_ITER],
         "shuffle": ["boolean"],
         "random_state": ["random_state"],
+        "class_weight": CLASS_WEIGHT,
     }
 
     def __init__(self, *, fit_intercept=True, eta=1.0, max_iter=1000, shuffle=True,
-                 random_state=None):
+                 random_state=None, class_weight=None):
         self.fit_intercept = fit_intercept
         self.eta = eta
         self.max_iter = max_iter
         self.shuffle = shuffle
         self.random_state = random_state
+        self.class_weight = class_weight
+
+    def fit(self, X, y, sample_weight=None, *, callback=None):
+        """Run the perceptron on samples ``X`` and labels ``y``; returns self.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+        y : array-like of shape (n_samples,)
+            Two distinct labels of any type.
+        sample_weight : array-like of shape (n_samples,), float or None, default=None
+            Non-negative weights s_i: a mistake on sample i moves w by η s_i y_i x̃_i,
+            and a sample of weight 0 is dropped (see Notes for what this equals).
+            Multiplied by the weights of ``class_weight``.
+        callback : callable or None
+            Called as ``callback(epoch, w)`` after each epoch; copy ``w`` to record it.
+
+        Returns
+        -------
+        self : object
+        """
+        return self._fit_with_callback(X, y, callback, sample_weight)
 
     def _epoch(self, w, X, y, order):
-        mistakes = textbook_epoch(w, X, y, float(self.eta), self._indices(order))
+        if self._sample_weight is None:
+            mistakes = textbook_epoch(w, X, y, float(self.eta), self._indices(order))
+        else:
+            mistakes = textbook_epoch(w, X, y, float(self.eta), self._indices(order),
+                                      self._sample_weight)
         return {"errors": mistakes}, mistakes == 0
 
     def _fit_augmented(self, X, y):

@@ -15,7 +15,7 @@ import numpy as np
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import StrOptions
 
-from ._base import NON_NEGATIVE
+from ._base import NON_NEGATIVE, IterativeClassifier
 from ._blas import blas_threads_for
 from .perceptron import Perceptron, fast_epoch
 
@@ -141,12 +141,18 @@ class Pocket(Perceptron):
     """
 
     _parameter_constraints = {**Perceptron._parameter_constraints, "ratchet": ["boolean"]}
+    del _parameter_constraints["class_weight"]
 
     def __init__(self, *, fit_intercept=True, eta=1.0, max_iter=1000, shuffle=True,
                  random_state=None, ratchet=True):
-        super().__init__(fit_intercept=fit_intercept, eta=eta, max_iter=max_iter,
-                         shuffle=shuffle, random_state=random_state)
+        self.fit_intercept = fit_intercept
+        self.eta = eta
+        self.max_iter = max_iter
+        self.shuffle = shuffle
+        self.random_state = random_state
         self.ratchet = ratchet
+
+    fit = IterativeClassifier.fit  # the pocket's competition has no weighted form here
 
     def _init_weights(self, X, y):
         w = np.zeros(X.shape[1])
@@ -274,12 +280,19 @@ class ModifiedPerceptron(Perceptron):
         "update": [StrOptions({"best", "self"})],
     }
 
+    del _parameter_constraints["class_weight"]
+
     def __init__(self, *, c=0.01, update="best", fit_intercept=True, eta=1.0, max_iter=1000,
                  shuffle=True, random_state=None):
-        super().__init__(fit_intercept=fit_intercept, eta=eta, max_iter=max_iter,
-                         shuffle=shuffle, random_state=random_state)
         self.c = c
         self.update = update
+        self.fit_intercept = fit_intercept
+        self.eta = eta
+        self.max_iter = max_iter
+        self.shuffle = shuffle
+        self.random_state = random_state
+
+    fit = IterativeClassifier.fit  # no weighted form of the modified rule here
 
     def _callback_weights(self, state):
         return state["w"]

@@ -24,7 +24,7 @@ import numpy as np
 from scipy.linalg import LinAlgError, cho_factor, cho_solve
 from sklearn.utils._param_validation import Interval, Real, StrOptions
 
-from ._base import MAX_ITER, POSITIVE, LinearClassifier, augment, check_finite
+from ._base import CLASS_WEIGHT, MAX_ITER, POSITIVE, LinearClassifier, augment, check_finite
 from ._blas import blas_threads_for
 
 __all__ = ["LinearSVM", "primal_objective", "dual_objective", "hinge_loss", "smo_pair_update"]
@@ -43,10 +43,16 @@ def hinge_loss(margins):
     return np.maximum(0.0, 1.0 - margins)
 
 
+def _slack_cost(C, slack):
+    """C Σ_i ξ_i, or Σ_i C_i ξ_i for an array of per-sample prices C_i = C s_i."""
+    return C * slack.sum() if np.ndim(C) == 0 else C @ slack
+
+
 def primal_objective(w, b, X, y, C, *, feasibility_tol=1e-4):
     """The soft-margin objective ½|w|² + C Σ_i max(0, 1 - y_i (w · x_i + b)), eq. (svm-hinge).
 
-    Defined in chapter "Support vector machines".
+    Defined in chapter "Support vector machines". ``C`` may also be an array of one
+    price per sample, C_i = C s_i for sample weights s_i: then the sum is Σ_i C_i ξ_i.
 
     With ``C = inf`` this is the hard-margin objective ½|w|² when every margin is at least
     1 (up to ``feasibility_tol``), and inf otherwise.
@@ -62,9 +68,9 @@ def primal_objective(w, b, X, y, C, *, feasibility_tol=1e-4):
     w = np.asarray(w, dtype=float).ravel()
     X, y = np.asarray(X, dtype=float), np.asarray(y, dtype=float)
     slack = hinge_loss(y * (X @ w + b))
-    if np.isinf(C):
+    if np.ndim(C) == 0 and np.isinf(C):
         return 0.5 * w @ w if np.all(slack <= feasibility_tol) else np.inf
-    return 0.5 * w @ w + C * slack.sum()
+    return 0.5 * w @ w + _slack_cost(C, slack)
 
 
 def dual_objective(alpha, X, y):
@@ -97,16 +103,18 @@ class _Iterate:
     y_i (w · x_i + b) + ξ_i - 1 - s_i = 0. Dual: multipliers α ≥ 0 of these constraints
     (the α of the SVM dual) and η = C - α ≥ 0 of ξ ≥ 0 (β in the chapter). ``soft`` is
     False for C = inf, where ξ and η are absent (kept at zero) and ``m``, the number of
-    complementarity pairs that μ averages over, is n instead of 2n.
+    complementarity pairs that μ averages over, is n instead of 2n. ``C`` is a number or,
+    with sample weights, the array of the bounds C s_i (then finite).
     """
 
     def __init__(self, X, y, C, bias):
         n, d = X.shape
-        self.X, self.y, self.C, self.bias, self.soft = X, y, C, bias, bool(np.isfinite(C))
+        self.X, self.y, self.C, self.bias = X, y, C, bias
+        self.soft = bool(np.all(np.isfinite(C)))
         self.Xa = augment(X) if bias else X               # the clamped input: b first
         self.off = int(bias)                              # where w starts in (b, w)
         self.w, self.b = np.zeros(d), 0.0
-        self.alpha = np.full(n, min(1.0, C / 2))
+        self.alpha = np.full(n, min(1.0, C / 2)) if np.ndim(C) == 0 else np.minimum(1.0, C / 2)
         self.s = np.ones(n)
         self.xi = np.ones(n) if self.soft else np.zeros(n)
         self.eta = C - self.alpha if self.soft else np.zeros(n)
@@ -210,7 +218,8 @@ def _fit_ipm(X, y, C, bias, max_iter, tol):
     with np.errstate(over="ignore", divide="ignore", invalid="ignore"):
         for k in range(max_iter + 1):
             it.residuals()
-            primal = 0.5 * it.w @ it.w + (C * hinge_loss(it.margins).sum() if it.soft else 0.0)
+            slack = _slack_cost(C, hinge_loss(it.margins)) if it.soft else 0.0
+            primal = 0.5 * it.w @ it.w + slack
             gap = it.m * it.mu
             history["objective"].append(primal)
             history["gap"].append(gap)
@@ -238,8 +247,9 @@ def smo_pair_update(alpha, grad, i, j, y, K_ii, K_jj, K_ij, C):
 
     ``grad`` is the gradient of the dual objective to *minimize*, y_k f_k - 1 with
     f_k = w · x_k. Moving α_i by +y_i t and α_j by -y_j t keeps Σ α_k y_k fixed; the
-    one-dimensional quadratic is minimized in t and clipped to the box 0 ≤ α ≤ C.
-    Returns the new (α_i, α_j).
+    one-dimensional quadratic is minimized in t and clipped to the box 0 ≤ α ≤ C. ``C``
+    may be an array of per-sample bounds C s_k (sample weights s_k). Returns the new
+    (α_i, α_j).
 
     Examples
     --------
@@ -250,9 +260,10 @@ def smo_pair_update(alpha, grad, i, j, y, K_ii, K_jj, K_ij, C):
     """
     curvature = max(K_ii + K_jj - 2.0 * K_ij, 1e-12)
     t = (y[j] * grad[j] - y[i] * grad[i]) / curvature       # unconstrained minimizer
-    # box: 0 ≤ α_i + y_i t ≤ C and 0 ≤ α_j - y_j t ≤ C
-    lo_i, hi_i = (-alpha[i], C - alpha[i]) if y[i] > 0 else (alpha[i] - C, alpha[i])
-    lo_j, hi_j = (alpha[j] - C, alpha[j]) if y[j] > 0 else (-alpha[j], C - alpha[j])
+    C_i, C_j = (C, C) if np.ndim(C) == 0 else (C[i], C[j])
+    # box: 0 ≤ α_i + y_i t ≤ C_i and 0 ≤ α_j - y_j t ≤ C_j
+    lo_i, hi_i = (-alpha[i], C_i - alpha[i]) if y[i] > 0 else (alpha[i] - C_i, alpha[i])
+    lo_j, hi_j = (alpha[j] - C_j, alpha[j]) if y[j] > 0 else (-alpha[j], C_j - alpha[j])
     t = np.clip(t, max(lo_i, lo_j), min(hi_i, hi_j))
     return alpha[i] + y[i] * t, alpha[j] - y[j] * t
 
@@ -293,7 +304,8 @@ def _fit_smo(X, y, C, bias, max_iter, tol):
             alpha[i], alpha[j] = smo_pair_update(alpha, grad, i, j, y, sq[i], sq[j],
                                                  X[i] @ X[j], C)
         else:
-            alpha[i] = np.clip(alpha[i] - grad[i] / max(sq[i], 1e-12), 0.0, C)
+            alpha[i] = np.clip(alpha[i] - grad[i] / max(sq[i], 1e-12), 0.0,
+                               C if np.ndim(C) == 0 else C[i])
         w += (alpha[i] - old_i) * y[i] * X[i]
         if j != i:
             w += (alpha[j] - old_j) * y[j] * X[j]
@@ -331,6 +343,10 @@ class LinearSVM(LinearClassifier):
     solver : {"ipm", "smo"}, default="ipm"
         The interior-point method (fast) or sequential minimal optimization (for
         teaching; slow on large sets). Both solve the same problem.
+    class_weight : dict, "balanced" or None, default=None
+        Weights of the classes, multiplied into ``sample_weight`` (see :meth:`fit`): a
+        dict maps a label to its weight, ``"balanced"`` weighs each class by
+        n_samples / (2 · its count), as in scikit-learn's ``SVC``.
 
     Attributes
     ----------
@@ -339,7 +355,8 @@ class LinearSVM(LinearClassifier):
     intercept_ : ndarray of shape (1,)
         The bias b.
     alpha_ : ndarray of shape (n_samples,)
-        The Lagrange multipliers α_i of the margin constraints, 0 ≤ α_i ≤ C.
+        The Lagrange multipliers α_i of the margin constraints, 0 ≤ α_i ≤ C (≤ C s_i with
+        sample weights; of the samples of positive weight).
     dual_coef_ : ndarray of shape (1, n_support)
         α_i y_i of the support vectors (scikit-learn's ``SVC`` convention).
     support_ : ndarray of shape (n_support,)
@@ -363,6 +380,12 @@ class LinearSVM(LinearClassifier):
     subject to 0 ≤ α_i ≤ C and Σ α_i y_i = 0 (the last only with a bias). The KKT
     conditions make α_i = 0 for samples beyond the margin and α_i = C inside it; a free
     multiplier, 0 < α_i < C, puts its sample on the margin (where α_i may also be 0 or C).
+
+    With sample weights s_i the objective is ½|w|² + C Σ_i s_i ξ_i and the box of the
+    dual becomes 0 ≤ α_i ≤ C s_i, as in scikit-learn's ``SVC``: an integer weight n is n
+    copies of the sample (the same objective, so the same w and b where they are unique),
+    and a weight 0 drops it. With ``C=inf`` weights change nothing but the samples of
+    weight 0, which are dropped: the hard margin has no slack to price.
 
     The interior-point method stops when the duality gap s·α + ξ·η = m μ (m = 2n
     complementarity pairs, or m = n for ``C=inf``, where ξ and η are absent) is at most
@@ -399,14 +422,36 @@ class LinearSVM(LinearClassifier):
         "max_iter": [MAX_ITER],
         "tol": [POSITIVE],
         "solver": [StrOptions({"ipm", "smo"})],
+        "class_weight": CLASS_WEIGHT,
     }
 
-    def __init__(self, *, C=1.0, fit_intercept=True, max_iter=1000, tol=1e-4, solver="ipm"):
+    def __init__(self, *, C=1.0, fit_intercept=True, max_iter=1000, tol=1e-4, solver="ipm",
+                 class_weight=None):
         self.C = C
         self.fit_intercept = fit_intercept
         self.max_iter = max_iter
         self.tol = tol
         self.solver = solver
+        self.class_weight = class_weight
+
+    def fit(self, X, y, sample_weight=None):
+        """Solve the soft- (or hard-) margin problem for samples ``X`` and labels ``y``.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+        y : array-like of shape (n_samples,)
+            Two distinct labels of any type.
+        sample_weight : array-like of shape (n_samples,), float or None, default=None
+            Non-negative weights s_i: the slack of sample i costs C s_i, the box of its
+            multiplier is 0 ≤ α_i ≤ C s_i; a weight 0 drops the sample. Multiplied by the
+            weights of ``class_weight``.
+
+        Returns
+        -------
+        self : object
+        """
+        return self._fit(X, y, sample_weight)
 
     def _fit_augmented(self, Xa, y):
         # The bias is not penalized, so the solvers take the raw inputs and b separately.
@@ -414,6 +459,8 @@ class LinearSVM(LinearClassifier):
         # |x_i · x_j| ≤ max_k |x_k|² (Cauchy–Schwarz): a finite diagonal, a finite Gram matrix
         check_finite(self, X, "Gram matrix x_i · x_j", np.einsum("ij,ij->i", X, X))
         C = float(self.C)
+        if self._sample_weight is not None and np.isfinite(C):
+            C = C * self._sample_weight            # the per-sample prices C s_i
         if self.solver == "ipm":
             with blas_threads_for(20 * X.shape[0] * X.shape[1] ** 2):  # ~20 Newton steps
                 w, b, alpha, s, n_iter, history, ok = _fit_ipm(
@@ -434,7 +481,7 @@ class LinearSVM(LinearClassifier):
         self.objective_ = float(primal_objective(w, b, X, y, C))
         if not ok:
             what = ("the data may not be linearly separable, and the hard margin (C=inf) "
-                    "exists only for separable data" if np.isinf(C)
+                    "exists only for separable data" if np.isinf(self.C)
                     else "increase max_iter or tol" if n_iter >= self.max_iter
                     else "tol asks for more accuracy than rounding allows: increase tol")
             self._not_converged(

@@ -98,7 +98,21 @@ FILES = {
         ("Perceptron(max_iter=2, shuffle=False, tol=None)",
          "Perceptron(max_iter=2, shuffle=False)"),
     ], PERCEPTRON),
-    "test_logistic.py": ("linear_model/tests/test_logistic.py", [], LOGISTIC),
+    "test_logistic.py": ("linear_model/tests/test_logistic.py", [
+        # the weighted fits: lincls's Newton method reaches the optimum of lbfgs,
+        # newton-cg, newton-cholesky, sag and saga, not liblinear's, which also penalizes
+        # the bias; the "cv" problem runs LogisticRegressionCV, scikit-learn's own
+        ('''@pytest.mark.parametrize("problem", ("single", "cv"))
+@pytest.mark.parametrize("solver", SOLVERS)
+def test_logistic_regression_sample_weights(''',
+         '''@pytest.mark.parametrize("problem", ("single",))
+@pytest.mark.parametrize("solver", [s for s in SOLVERS if s != "liblinear"])
+def test_logistic_regression_sample_weights('''),
+        ('''@pytest.mark.parametrize("solver", SOLVERS)
+def test_logistic_regression_solver_class_weights(''',
+         '''@pytest.mark.parametrize("solver", [s for s in SOLVERS if s != "liblinear"])
+def test_logistic_regression_solver_class_weights('''),
+    ], LOGISTIC),
     "test_svm.py": ("svm/tests/test_svm.py", [
         # lincls's message names what is not finite
         ('''msg = "The dual coefficients or intercepts are not finite"''',
@@ -329,6 +343,7 @@ DESELECT = {
     "more than two classes: lincls's classifiers are binary, as in the book (the linear "
     'machine of chapter "Multi-category classification" is MulticlassPerceptron)': [
         "test_logistic.py::test_LogisticRegressionCV_on_folds",
+        "test_logistic.py::test_logistic_regression_class_weights",
         "test_logistic.py::test_logistic_cv_folds_with_classes_missing[3-False]",
         "test_logistic.py::test_logistic_cv_folds_with_classes_missing[3-True]",
         "test_logistic.py::test_logistic_glmnet",
@@ -338,6 +353,7 @@ DESELECT = {
         "test_logistic.py::test_multinomial_identifiability_on_iris",
         "test_logistic.py::test_multinomial_logistic_regression_string_inputs",
         "test_logistic.py::test_predict_3_classes",
+        "test_logistic.py::test_sample_weight_not_modified",
         "test_logistic.py::test_sparsify",
         "test_logistic.py::test_warm_start_newton_solver",
         "test_sgd.py::test_fit_then_partial_fit",
@@ -369,8 +385,9 @@ DESELECT = {
         "test_perceptron.py::test_perceptron_accuracy[csr_matrix]",
         "test_svm.py::test_bad_input",
     ],
-    "options lincls's estimators do not have: l1 and elastic-net penalties, class_weight, "
-    "sample_weight, warm_start, intercept_scaling, dual, n_jobs, callbacks, probability, "
+    "options lincls's estimators do not have: l1 and elastic-net penalties, liblinear (which "
+    "also penalizes the bias), warm_start, intercept_scaling, dual, n_jobs, callbacks, "
+    "probability, "
     "decision_function_shape, precomputed or callable kernels, whitening, SGD's losses, "
     "penalties, learning rates, averaging, early stopping, partial_fit and coef_init": [
         "test_logistic.py::test_LogisticRegressionCV_GridSearchCV_elastic_net",
@@ -392,10 +409,7 @@ DESELECT = {
         "test_logistic.py::test_logistic_regression_callback_fitted_estimator",
         "test_logistic.py::test_logistic_regression_callback_support",
         "test_logistic.py::test_logistic_regression_callback_support_warning",
-        "test_logistic.py::test_logistic_regression_class_weights",
         "test_logistic.py::test_logistic_regression_cv_refit",
-        "test_logistic.py::test_logistic_regression_sample_weights",
-        "test_logistic.py::test_logistic_regression_solver_class_weights",
         "test_logistic.py::test_logistic_regression_solvers",
         "test_logistic.py::test_logisticregression_liblinear_sample_weight",
         "test_logistic.py::test_logisticregression_warns_with_n_jobs",
@@ -404,7 +418,6 @@ DESELECT = {
         "test_logistic.py::test_penalty_none",
         "test_logistic.py::test_saga_vs_liblinear",
         "test_logistic.py::test_sample_and_class_weight_equivalence_liblinear",
-        "test_logistic.py::test_sample_weight_not_modified",
         "test_logistic.py::test_scores_attribute_layout_elasticnet",
         "test_logistic.py::test_warm_start",
         "test_logistic.py::test_warm_start_converge_LR",
@@ -415,11 +428,8 @@ DESELECT = {
         "test_sgd.py::test_SGDClassifier_fit_for_all_backends",
         "test_sgd.py::test_adaptive_longer_than_constant",
         "test_sgd.py::test_average_binary_computed_correctly",
-        "test_sgd.py::test_balanced_weight",
-        "test_sgd.py::test_class_weights",
         "test_sgd.py::test_clone",
         "test_sgd.py::test_early_stopping",
-        "test_sgd.py::test_equal_class_weight",
         "test_sgd.py::test_input_format",
         "test_sgd.py::test_l1_ratio",
         "test_sgd.py::test_large_regularization",
@@ -442,7 +452,6 @@ DESELECT = {
         "test_sgd.py::test_power_t_limits",
         "test_sgd.py::test_provide_coef",
         "test_sgd.py::test_regression_losses",
-        "test_sgd.py::test_sample_weights",
         "test_sgd.py::test_set_coef_multiclass",
         "test_sgd.py::test_set_intercept_offset",
         "test_sgd.py::test_set_intercept_offset_binary",
@@ -464,9 +473,6 @@ DESELECT = {
         "test_sgd.py::test_validation_set_not_used_for_training",
         "test_sgd.py::test_warm_start",
         "test_sgd.py::test_warm_start_multiclass",
-        "test_sgd.py::test_weights_multiplied",
-        "test_sgd.py::test_wrong_class_weight_label",
-        "test_sgd.py::test_wrong_sample_weights",
         "test_svm.py::test_decision_function",
         "test_svm.py::test_decision_function_shape_two_class",
         "test_svm.py::test_hasattr_predict_proba",
@@ -476,8 +482,17 @@ DESELECT = {
         "test_svm.py::test_probability",
         "test_svm.py::test_sparse_precomputed",
         "test_svm.py::test_svc_clone_with_callable_kernel",
-        "test_svm.py::test_svm_equivalence_sample_weight_C",
-        "test_svm.py::test_weight",
+    ],
+    "the weight tests of SGDClassifier set its L2 penalty alpha, which Adaline (LMS) does "
+    "not have; Adaline takes sample_weight but no class_weight, as SGDRegressor, the LMS "
+    "of scikit-learn, takes none (tests/test_sample_weight.py tests Adaline's weights)": [
+        "test_sgd.py::test_balanced_weight",
+        "test_sgd.py::test_class_weights",
+        "test_sgd.py::test_equal_class_weight",
+        "test_sgd.py::test_sample_weights",
+        "test_sgd.py::test_weights_multiplied",
+        "test_sgd.py::test_wrong_class_weight_label",
+        "test_sgd.py::test_wrong_sample_weights",
     ],
     "float32 results: lincls computes in float64 and returns float64": [
         "test_logistic.py::test_dtype_match",

@@ -16,7 +16,12 @@ from lincls.datasets import load_breast_cancer, logic_gate, teacher_student
 from lincls.least_squares import LeastSquares
 
 
-@parametrize_with_checks([Adaline(), Adaline(batch_size=4, max_iter=50, random_state=0)])
+@parametrize_with_checks(
+    [Adaline(), Adaline(batch_size=4, max_iter=50, random_state=0)],
+    # mini-batch steps scale the term of sample i by s_i: equal to copies only to first
+    # order in eta (full-batch Adaline passes; tests/test_sample_weight.py: what holds)
+    expected_failed_checks=lambda estimator: {} if estimator.batch_size is None else {
+        "check_sample_weight_equivalence_on_dense_data": "a weight n is not n copies"})
 def test_sklearn_compatible(estimator, check):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)

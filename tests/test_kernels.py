@@ -22,8 +22,14 @@ from lincls.kernels import (
 from lincls.perceptron import Perceptron
 
 
-@parametrize_with_checks([KernelPerceptron(max_iter=50), KernelSVM(),
-                          KernelSVM(kernel="poly", degree=2, fit_intercept=False)])
+@parametrize_with_checks(
+    [KernelPerceptron(max_iter=50), KernelSVM(),
+     KernelSVM(kernel="poly", degree=2, fit_intercept=False)],
+    # weights and copies have the same optimum, but each fit stops within its tol of it
+    # (tests/test_sample_weight.py runs the check with tol=1e-10)
+    expected_failed_checks=lambda estimator: {
+        "check_sample_weight_equivalence_on_dense_data": "equal only within tol"}
+    if isinstance(estimator, KernelSVM) else {})
 def test_sklearn_compatible(estimator, check):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)

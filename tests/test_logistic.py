@@ -26,8 +26,14 @@ from lincls.margin import MARGIN_LOSSES, AveragedPerceptron, FisherDiscriminant,
 from lincls.perceptron import Perceptron
 
 
-@parametrize_with_checks([LogisticRegression(), LogisticRegression(C=1.0),
-                          AveragedPerceptron(), VotedPerceptron(), FisherDiscriminant()])
+@parametrize_with_checks(
+    [LogisticRegression(), LogisticRegression(C=1.0),
+     AveragedPerceptron(), VotedPerceptron(), FisherDiscriminant()],
+    # the check's data (15 samples, 30 features) are separable: unpenalized, no weights
+    # exist and each fit stops at its first separating Newton iterate
+    expected_failed_checks=lambda estimator: {
+        "check_sample_weight_equivalence_on_dense_data": "separable: no optimum to agree on"}
+    if isinstance(estimator, LogisticRegression) and estimator.C == np.inf else {})
 def test_sklearn_compatible(estimator, check):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)

@@ -291,7 +291,12 @@ def test_novikoff_bound_holds(seed):
         assert clf.converged_ and clf.t_ <= novikoff_bound(X, y)
 
 
-@parametrize_with_checks([Perceptron(random_state=0), Perceptron(shuffle=False, max_iter=50)])
+@parametrize_with_checks(
+    [Perceptron(random_state=0), Perceptron(shuffle=False, max_iter=50)],
+    # a weight n scales the step of a mistake by n; n copies are tested one by one, and
+    # the second is often no longer a mistake (tests/test_sample_weight.py: what holds)
+    expected_failed_checks=lambda estimator: {
+        "check_sample_weight_equivalence_on_dense_data": "a weight n is not n copies"})
 def test_sklearn_compatible(estimator, check):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)

@@ -16,7 +16,12 @@ from lincls.discriminant import max_margin
 from lincls.svm import LinearSVM, dual_objective, primal_objective, smo_pair_update
 
 
-@parametrize_with_checks([LinearSVM(), LinearSVM(C=0.1, solver="smo", max_iter=20000)])
+@parametrize_with_checks(
+    [LinearSVM(), LinearSVM(C=0.1, solver="smo", max_iter=20000)],
+    # weights and copies have the same optimum, but each fit stops within its tol of it
+    # (tests/test_sample_weight.py runs the check with tol=1e-10)
+    expected_failed_checks=lambda estimator: {
+        "check_sample_weight_equivalence_on_dense_data": "equal only within tol"})
 def test_sklearn_compatible(estimator, check):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
