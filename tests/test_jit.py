@@ -21,6 +21,7 @@ def results():
     from lincls.datasets import teacher_student
     from lincls.kernels import KernelPerceptron, KernelSVM
     from lincls.margin import VotedPerceptron
+    from lincls.perceptron import Perceptron
     from lincls.stability import AdaTron, Minover
 
     Xt, yt, _ = teacher_student(120, 6, noise=0.1, random_state=3)
@@ -45,7 +46,25 @@ def results():
             out[repr(est)] = (est.alpha_, est.intercept_, np.array([est.n_iter_]))
         vote = VotedPerceptron(max_iter=3).fit(Xt, yt)
         out["voted"] = (vote.weights_, vote.counts_)
+        # the weighted kernels (sample_weight, tests/test_sample_weight.py)
+        Xw, yw, _ = teacher_student(150, 6, noise=0.1, random_state=3)
+        s = np.random.default_rng(0).uniform(0.0, 3.0, size=len(yw))
+        for key, est in (("weighted perceptron", Perceptron(random_state=0, max_iter=10)),
+                         ("weighted adaline-1", Adaline(eta=0.01, batch_size=1, max_iter=5,
+                                                        random_state=0)),
+                         ("weighted adaline-7", Adaline(eta=0.01, batch_size=7, max_iter=5,
+                                                        random_state=0)),
+                         ("weighted svm-rbf", KernelSVM(C=3.0, gamma=0.5)),
+                         ("weighted svm-poly", KernelSVM(kernel="poly", degree=2,
+                                                         fit_intercept=False))):
+            est.fit(Xw, yw, sample_weight=s)
+            out[key] = (est.decision_function(Xw),)
     return out
+
+
+# Mini-batch steps use matrix products: NumPy's BLAS in Python, SciPy's BLAS (which numba
+# calls) when compiled, which may sum in other orders; these compare within a bound
+CLOSE = {"adaline-7": dict(rtol=1e-13, atol=1e-15), "weighted adaline-7": dict(rtol=1e-12)}
 
 
 def test_compiled_equals_plain_python_bit_for_bit():
@@ -57,10 +76,8 @@ def test_compiled_equals_plain_python_bit_for_bit():
     for key, values in compiled.items():
         for a, b in zip(values, plain[key], strict=True):
             assert a.dtype == b.dtype and a.shape == b.shape, key
-            if key == "adaline-7":
-                # mini-batch steps use matrix products: NumPy's BLAS in Python, SciPy's
-                # BLAS (which numba calls) when compiled, which may round differently
-                np.testing.assert_allclose(a, b, rtol=1e-13, atol=1e-15, err_msg=key)
+            if key in CLOSE:
+                np.testing.assert_allclose(a, b, err_msg=key, **CLOSE[key])
             else:
                 assert a.tobytes() == b.tobytes(), key  # bit for bit, not just close
     assert compiled["Minover()"][4][-1] > 1  # Minover ran many updates
