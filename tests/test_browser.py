@@ -32,6 +32,8 @@ import pytest
 import yaml
 from chromium import TIMEOUT_MS, require, require_chromium
 
+from booktools.sphinxext.slides import SUFFIX as SLIDES  # the decks: tests of their own
+
 ROOT = Path(__file__).resolve().parents[1]
 HTML = ROOT / "_build" / "html"
 STUDENT_HTML = ROOT / "_build" / "student" / "html"
@@ -42,7 +44,6 @@ CDN = re.compile(r"^https://cdn\.jsdelivr\.net/npm/((?:@[^/]+/)?[^/@]+)@([^/]+)/
 # and the npm package@version they hold.
 MIRRORS = {"https://maxcdn.bootstrapcdn.com/font-awesome/4.4.0/": "font-awesome@4.4.0/"}
 SKIP_DIRS = {"_static", "_sources", "_images", "_sphinx_design_static"}
-SLIDES = "-slides.html"  # the chapters' decks (booktools.sphinxext.slides): tests of their own
 
 pytestmark = pytest.mark.browser
 

@@ -6,9 +6,10 @@ from pathlib import Path
 import pytest
 from test_book_config import toc_files
 
+from booktools.sphinxext.slides import SUFFIX as SLIDES
+
 ROOT = Path(__file__).resolve().parents[1]
 HTML = ROOT / "_build" / "html"
-SLIDES = "-slides.html"
 pytestmark = pytest.mark.site
 
 
