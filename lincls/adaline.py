@@ -70,8 +70,6 @@ def adaline_step(w, X, y, eta, s=None):
     >>> adaline_step(np.zeros(2), np.array([[1.0, 2.0]]), np.array([1.0]), eta=0.1)
     array([0.1, 0.2])
     """
-    if s is None:
-        return w - eta * mse_gradient(w, X, y)
     return w - eta * mse_gradient(w, X, y, s)
 
 
@@ -147,9 +145,6 @@ def _epoch_summary(w, X, y, s=None):
     y (w · x̃) ≤ 0) and ‖∇L(w)‖ by :func:`mse_gradient`, in one compiled call (overflow
     gives inf or nan, never a warning). ``s``: the weights normalized to mean 1."""
     errors = np.count_nonzero(y * (X @ w) <= 0)
-    if s is None:
-        gradient = mse_gradient(w, X, y)
-        return mse_loss(w, X, y), errors, np.sqrt(gradient @ gradient)
     gradient = mse_gradient(w, X, y, s)
     return mse_loss(w, X, y, s), errors, np.sqrt(gradient @ gradient)
 
@@ -306,24 +301,15 @@ class Adaline(IterativeClassifier):
 
     def _epoch(self, state, X, y, order):
         w, step, s = state["w"], state["step"], self._sample_weight
+        mean_one = state.get("mean_one")  # s_i / mean(s): L = 1/(2M) Σ (s_i/s̄) r_i²; or None
         state["epoch"] += 1
-        if s is None:
-            if self._full_batch(y):
-                step += 1
-                w = adaline_step(w, X, y, self._learning_rate(step))
-            else:
-                w, step = lms_epoch(w, X, y, float(self.eta), int(self.batch_size),
-                                    bool(self.eta_decay), step, self._indices(order))
-            loss, errors, gradient_norm = _epoch_summary(w, X, y)
+        if self._full_batch(y):
+            step += 1
+            w = adaline_step(w, X, y, self._learning_rate(step), mean_one)
         else:
-            mean_one = state["mean_one"]  # s_i / mean(s): L = 1/(2M) Σ (s_i/s̄) r_i²
-            if self._full_batch(y):
-                step += 1
-                w = adaline_step(w, X, y, self._learning_rate(step), mean_one)
-            else:
-                w, step = lms_epoch(w, X, y, float(self.eta), int(self.batch_size),
-                                    bool(self.eta_decay), step, self._indices(order), s)
-            loss, errors, gradient_norm = _epoch_summary(w, X, y, mean_one)
+            w, step = lms_epoch(w, X, y, float(self.eta), int(self.batch_size),
+                                bool(self.eta_decay), step, self._indices(order), s)
+        loss, errors, gradient_norm = _epoch_summary(w, X, y, mean_one)
         if not math.isfinite(loss):  # (an infinite or NaN weight makes the loss so too)
             raise StopFit(
                 f"Adaline diverged in epoch {state['epoch']}: the loss is no longer finite. "
