@@ -31,7 +31,7 @@ from sklearn.utils.validation import _check_sample_weight, check_is_fitted, vali
 
 __all__ = ["LinearClassifier", "IterativeClassifier", "IterativeMixin", "StopFit", "augment",
            "labels_to_signs", "check_signs", "check_targets", "check_finite", "warn_at_caller",
-           "weigh_samples", "refuse_fit_params"]
+           "weigh_samples", "refuse_fit_params", "box_bound"]
 
 
 def augment(X):
@@ -176,6 +176,18 @@ def weigh_samples(X, y, sample_weight=None, class_weight=None):
     else:
         X, y, sample_weight = X[keep], y[keep], sample_weight[keep]
     return X, y, (None if np.all(sample_weight == 1.0) else sample_weight), keep
+
+
+def box_bound(C, t):
+    """The upper bound of α_t in the SVMs' box 0 ≤ α_t ≤ C: C, or C[t] when C holds one
+    bound C s_t per sample (sample weights s_t). :mod:`lincls.kernels` compiles it.
+
+    Defined in chapter "Support vector machines".
+
+    >>> box_bound(2.0, 1), float(box_bound(np.array([1.0, 3.0]), 1))
+    (2.0, 3.0)
+    """
+    return C if np.ndim(C) == 0 else C[t]
 
 
 def refuse_fit_params(estimator, params):

@@ -33,6 +33,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from ._base import (
     CLASS_WEIGHT,
     IterativeMixin,
+    box_bound,
     check_finite,
     check_targets,
     labels_to_signs,
@@ -230,13 +231,8 @@ def kernel_dual_objective(alpha, K, y):
     return float(np.sum(alpha) - 0.5 * v @ K @ v)
 
 
-def _upper(C, t):
-    """The upper bound of α_t: C, or C[t] when C holds one bound C s_t per sample."""
-    return C if np.ndim(C) == 0 else C[t]
-
-
-@overload(_upper)
-def _upper_compiled(C, t):
+@overload(box_bound)
+def _box_bound_compiled(C, t):
     # numba picks the body by the type of C: a number costs nothing over using C itself
     if isinstance(C, types.Number):
         return lambda C, t: C
@@ -246,8 +242,8 @@ def _upper_compiled(C, t):
 @njit(cache=True)
 def _set_bounds(alpha, y, C, t, up, low):
     """Record whether α_t may move by +y_t δ (the set I_up) and by -y_t δ (I_low), δ > 0."""
-    up[t] = alpha[t] < _upper(C, t) if y[t] > 0 else alpha[t] > 0.0
-    low[t] = alpha[t] > 0.0 if y[t] > 0 else alpha[t] < _upper(C, t)
+    up[t] = alpha[t] < box_bound(C, t) if y[t] > 0 else alpha[t] > 0.0
+    low[t] = alpha[t] > 0.0 if y[t] > 0 else alpha[t] < box_bound(C, t)
 
 
 @njit(cache=True)
@@ -292,7 +288,7 @@ def smo_step(alpha, v, y, C, i, j, K_i, K_j, up, low, active):
     pass returns the next i: the largest score over I_up, and its value.
     """
     delta = (v[i] - v[j]) / max(K_i[i] + K_j[j] - 2.0 * K_i[j], 1e-12)
-    C_i, C_j = _upper(C, i), _upper(C, j)
+    C_i, C_j = box_bound(C, i), box_bound(C, j)
     lo_i, hi_i = (-alpha[i], C_i - alpha[i]) if y[i] > 0 else (alpha[i] - C_i, alpha[i])
     lo_j, hi_j = (alpha[j] - C_j, alpha[j]) if y[j] > 0 else (-alpha[j], C_j - alpha[j])
     delta = min(max(delta, max(lo_i, lo_j)), min(hi_i, hi_j))
@@ -312,7 +308,7 @@ def smo_step(alpha, v, y, C, i, j, K_i, K_j, up, low, active):
 def coordinate_step(alpha, v, y, C, i, K_i):
     """Without a bias, the dual has no equality constraint and α_i moves alone:
     α_i ← clip(α_i + y_i v_i / K_ii) to [0, C], and v_t -= y_i Δα_i K_ti for all t."""
-    new = min(max(alpha[i] + y[i] * v[i] / max(K_i[i], 1e-12), 0.0), _upper(C, i))
+    new = min(max(alpha[i] + y[i] * v[i] / max(K_i[i], 1e-12), 0.0), box_bound(C, i))
     delta = y[i] * (new - alpha[i])
     alpha[i] = new
     for t in range(len(v)):
@@ -325,7 +321,7 @@ def _pick_coordinate(alpha, v, y, C):
     best, i = -1.0, 0
     for t in range(len(v)):
         g = y[t] * v[t]                                   # minus the gradient
-        p = (g if (g > 0.0 and alpha[t] < _upper(C, t))
+        p = (g if (g > 0.0 and alpha[t] < box_bound(C, t))
              else (-g if (g < 0.0 and alpha[t] > 0.0) else 0.0))
         if p > best:
             best, i = p, t

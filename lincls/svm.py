@@ -24,7 +24,15 @@ import numpy as np
 from scipy.linalg import LinAlgError, cho_factor, cho_solve
 from sklearn.utils._param_validation import Interval, Real, StrOptions
 
-from ._base import CLASS_WEIGHT, MAX_ITER, POSITIVE, LinearClassifier, augment, check_finite
+from ._base import (
+    CLASS_WEIGHT,
+    MAX_ITER,
+    POSITIVE,
+    LinearClassifier,
+    augment,
+    box_bound,
+    check_finite,
+)
 from ._blas import blas_threads_for
 
 __all__ = ["LinearSVM", "primal_objective", "dual_objective", "hinge_loss", "smo_pair_update"]
@@ -260,7 +268,7 @@ def smo_pair_update(alpha, grad, i, j, y, K_ii, K_jj, K_ij, C):
     """
     curvature = max(K_ii + K_jj - 2.0 * K_ij, 1e-12)
     t = (y[j] * grad[j] - y[i] * grad[i]) / curvature       # unconstrained minimizer
-    C_i, C_j = (C, C) if np.ndim(C) == 0 else (C[i], C[j])
+    C_i, C_j = box_bound(C, i), box_bound(C, j)
     # box: 0 ≤ α_i + y_i t ≤ C_i and 0 ≤ α_j - y_j t ≤ C_j
     lo_i, hi_i = (-alpha[i], C_i - alpha[i]) if y[i] > 0 else (alpha[i] - C_i, alpha[i])
     lo_j, hi_j = (alpha[j] - C_j, alpha[j]) if y[j] > 0 else (-alpha[j], C_j - alpha[j])
@@ -304,8 +312,7 @@ def _fit_smo(X, y, C, bias, max_iter, tol):
             alpha[i], alpha[j] = smo_pair_update(alpha, grad, i, j, y, sq[i], sq[j],
                                                  X[i] @ X[j], C)
         else:
-            alpha[i] = np.clip(alpha[i] - grad[i] / max(sq[i], 1e-12), 0.0,
-                               C if np.ndim(C) == 0 else C[i])
+            alpha[i] = np.clip(alpha[i] - grad[i] / max(sq[i], 1e-12), 0.0, box_bound(C, i))
         w += (alpha[i] - old_i) * y[i] * X[i]
         if j != i:
             w += (alpha[j] - old_j) * y[j] * X[j]
