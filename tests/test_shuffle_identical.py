@@ -108,7 +108,9 @@ class _CopyingAdaline(Adaline):
     def _epoch(self, state, X, y, order):
         import lincls.adaline as module
 
-        def copying(w, X_, y_, eta, batch_size, eta_decay, step, order_=None):
+        def copying(w, X_, y_, eta, batch_size, eta_decay, step, order_=None,
+                    sample_weight=None):
+            assert sample_weight is None  # this test runs unweighted fits
             return lms_epoch(w, X_[order], y_[order], eta, batch_size, eta_decay, step)
 
         module.lms_epoch = copying
