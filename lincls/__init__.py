@@ -18,6 +18,8 @@ One module per chapter topic; each module's docstring names the chapter that def
   correction.
 - :mod:`lincls.multiclass` — the linear machine, Kesler's construction, the multi-class
   perceptron with fixed and absolute correction.
+- :mod:`lincls.quiz` — the chapters' concept quizzes (``quiz``), one source for the
+  website, JupyterLab and Colab.
 - :mod:`lincls.homework` — what a homework notebook imports: the self-check ``check`` and
   ``expected``, the teacher's value in a hidden test.
 

@@ -331,16 +331,17 @@ AXE = VENDOR / "axe-core" / "axe.min.js"
 SERIOUS = ("serious", "critical")
 
 
-def axe(page, name):
-    """axe-core's violations of impact serious or critical: page, rule and node, one a line."""
+def axe(page, name, context=None):
+    """axe-core's violations of impact serious or critical: page, rule and node, one a line
+    (in the page, or in the part of it that axe's `context` names)."""
     # let opening dropdowns finish fading in: half-faded text fails the contrast check
     page.evaluate("""() => Promise.race([new Promise(r => setTimeout(r, 5000)), Promise.all(
         document.getAnimations().filter(a => a.effect.getComputedTiming().endTime < Infinity)
             .map(a => a.finished))])""")
     page.add_script_tag(path=AXE)
-    violations = page.evaluate("""ms => Promise.race([
-        axe.run(document, {resultTypes: ['violations']}).then(r => r.violations),
-        new Promise(r => setTimeout(() => r(null), ms))])""", TIMEOUT_MS)
+    violations = page.evaluate("""([ms, context]) => Promise.race([
+        axe.run(context || document, {resultTypes: ['violations']}).then(r => r.violations),
+        new Promise(r => setTimeout(() => r(null), ms))])""", [TIMEOUT_MS, context])
     if violations is None:
         return [f"{name}: axe did not finish within {TIMEOUT_MS // 1000} s"]
     return [f"{name}: {v['id']} ({v['impact']}): {node['target']} {node['html'][:100]!r}"
@@ -873,6 +874,125 @@ def test_slides(offline, server, name):
                 page.screenshot(path=SCREENSHOTS / f"slides_{name.replace('/', '_')}_{i}.png")
             page.keyboard.press("ArrowRight")
         assert page.evaluate("() => Reveal.isLastSlide()")
+        found += problems
+    finally:
+        page.close()
+    assert found == [], "\n".join(found)
+
+
+# --- concept quizzes (lincls.quiz) --------------------------------------------------------
+def numbered_chapters():
+    """The chapters of the TOC's numbered parts: each one ends its sections with quizzes."""
+    toc = yaml.safe_load((ROOT / "_toc.yml").read_text())
+    return [c["file"] for part in toc["parts"] if part.get("numbered") for c in part["chapters"]]
+
+
+def quizzes(path):
+    """The answer keys of the quizzes in the HTML file `path`, one list per quiz."""
+    return [json.loads(key.replace("<\\/", "</")) for key in re.findall(
+        r'<script type="application/json" class="lincls-quiz-key">(.*?)</script>',
+        path.read_text(errors="ignore"), re.S)]
+
+
+def test_every_chapter_has_quizzes_of_every_kind():
+    """At least three questions a chapter, among them each kind, and no other page has one."""
+    chapters = numbered_chapters()
+    for name in site_pages():
+        found = [q for keys in quizzes(HTML / f"{name}.html") for q in keys]
+        if name not in chapters:
+            assert found == [], f"{name} is not a numbered chapter but has a quiz"
+            continue
+        kinds = {q["kind"] for q in found}
+        assert len(found) >= 3 and kinds == {"choice", "many", "number"}, (name, len(found), kinds)
+
+
+QUIZ_FOCUS = "() => document.activeElement && document.activeElement.className"
+
+
+def answer_and_check(page, question, key, answer):
+    """Answer `question` with the keyboard only, then Tab to Check and press Enter; return
+    the feedback's text. `answer`: an option's index (choice), a list of booleans (many), or
+    the text to type (number)."""
+    inputs = question.locator("fieldset input")
+    if key["kind"] == "number":
+        inputs.first.focus()
+        page.keyboard.press("Control+A")
+        page.keyboard.type(answer)
+    elif key["kind"] == "choice":
+        inputs.first.focus()
+        page.keyboard.press("Space")  # the first option; each arrow key selects the next
+        for _ in range(answer):
+            page.keyboard.press("ArrowDown")
+        assert inputs.nth(answer).is_checked()
+    else:
+        for i, want in enumerate(answer):
+            inputs.nth(i).focus()
+            if inputs.nth(i).is_checked() != want:
+                page.keyboard.press("Space")
+            assert inputs.nth(i).is_checked() == want
+    page.keyboard.press("Tab")
+    assert page.evaluate(QUIZ_FOCUS) == "lincls-quiz-check", "Tab does not lead to Check"
+    page.keyboard.press("Enter")
+    return " ".join(question.locator(".lincls-quiz-feedback").inner_text().split())
+
+
+def feedback_of(question, item):
+    return " ".join(question.locator(f'li[data-fb="{item}"]').inner_text().split())
+
+
+def far_from(key):
+    """A number that is neither the answer nor a trap."""
+    values = [key["answer"]] + [value for value, _ in key["traps"]]
+    return repr(2 * max(abs(v) for v in values) + 10 * key["tol"] + 1)
+
+
+@pytest.mark.parametrize("name", numbered_chapters() if HTML.exists() else ["book/perceptron"])
+def test_quizzes(offline, server, name):
+    """Every question of the chapter answered wrong (every wrong option, every trap, a
+    number far off, no number) and right, with the keyboard: the feedback says whether it
+    is right and shows the page's explanation of that very answer. Then axe on the quizzes,
+    with their feedback shown, in light and in dark mode."""
+    page, problems = open_page(offline, server, name)
+    found = []
+    try:
+        found += typeset(page)
+        blocks, keys = page.locator(".lincls-quiz"), quizzes(HTML / f"{name}.html")
+        assert blocks.count() == len(keys)
+        for b, block_keys in enumerate(keys):
+            for i, key in enumerate(block_keys):
+                q = blocks.nth(b).locator(f'.lincls-quiz-q[data-index="{i}"]')
+                where = f"{name}, quiz {b + 1}, question {i + 1}"
+                tries = []  # (answer, expected start, feedback item)
+                if key["kind"] == "choice":
+                    tries = [(j, "Correct." if right else "Not yet.", str(j))
+                             for j, right in enumerate(key["correct"])]
+                elif key["kind"] == "many":
+                    tries = [([c != (j == k) for k, c in enumerate(key["correct"])],
+                              "Not yet.", str(j)) for j in range(len(key["correct"]))]
+                    tries.append((key["correct"], "Correct.", "0"))
+                else:
+                    tries = [(repr(v), "Not yet.", f"trap{j}") for j, (v, _) in
+                             enumerate(key["traps"])]
+                    tries += [(far_from(key), "Not yet.", "wrong"), ("not a number", "", None),
+                              (repr(key["answer"]), "Correct.", "right")]
+                for answer, start, item in tries:
+                    said = answer_and_check(page, q, key, answer)
+                    want = feedback_of(q, item) if item else "Enter a number"
+                    if not said.startswith(start) or want not in said:
+                        found.append(f"{where}: answered {answer!r}, the feedback is {said!r}; "
+                                     f"expected {start!r} and {want!r}")
+        context = {"include": [".lincls-quiz"]}
+        found += axe(page, name + " (quizzes)", context)
+        for _ in range(3):  # the theme's switch cycles through its modes
+            if page.evaluate("() => document.documentElement.dataset.theme") == "dark":
+                break
+            page.locator(".theme-switch-button").first.click()
+        assert page.evaluate("() => document.documentElement.dataset.theme") == "dark"
+        found += axe(page, name + " (quizzes, dark)", context)
+        if name == numbered_chapters()[2]:
+            SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+            blocks.first.scroll_into_view_if_needed()
+            blocks.first.screenshot(path=SCREENSHOTS / "quiz_dark.png")
         found += problems
     finally:
         page.close()

@@ -81,3 +81,27 @@ def test_the_about_page_shows_the_citation_and_the_changes():
     assert newest in text  # the changelog is included
     edition = re.search(r'release: "([^"]+)"', (ROOT / "_config.yml").read_text())[1]
     assert "{{" not in text and f"This is edition {edition}" in " ".join(text.split())
+
+
+def test_no_quiz_answer_passes_a_homework_check():
+    """Quizzes are formative: no number a quiz accepts as right is a graded homework answer
+    (lincls.homework.check, the students' self-check against the teacher's values, refuses
+    every quiz answer). Only the scalar answers a quiz number could be are tried (scrypt
+    makes each try slow): an integer answer near an integer, any answer within its bound."""
+    import json as jsonlib
+
+    from lincls.homework import ANSWERS, check
+
+    numbers = {q["answer"] for path in HTML.rglob("*.html") for key in re.findall(
+        r'<script type="application/json" class="lincls-quiz-key">(.*?)</script>',
+        path.read_text(errors="ignore"), re.S)
+        for q in jsonlib.loads(key.replace("<\\/", "</")) if q["kind"] == "number"}
+    assert len(numbers) >= 10  # the chapters have quizzes (tests/test_browser.py counts them)
+    graded = {name: entry for name, entry in jsonlib.loads(ANSWERS.read_text())["answers"].items()
+              if entry["shape"] == []}
+    for name, entry in graded.items():
+        for x in numbers:
+            near = (entry["kind"] != "integer"
+                    or abs(x - round(x)) <= entry["atol"] * entry["scale"])
+            if near and abs(x) <= entry["bound"] + entry["atol"]:
+                assert not check(name, x, quiet=True), f"a quiz answer {x} is {name}'s"

@@ -94,7 +94,7 @@ def test_the_wheel_declares_what_lincls_imports_and_no_machinery(dist):
     assert imported == plain, f"imports {sorted(imported)}, declares {sorted(plain)}"
     assert not everything & MACHINERY
     assert {n.split("/")[0] for n in names} == {"lincls", f"lincls-{lincls.__version__}.dist-info"}
-    assert "lincls/homework/answers.json" in names
+    assert {"lincls/homework/answers.json", "lincls/quiz.js", "lincls/quiz.css"} <= set(names)
 
 
 def test_the_sdist_holds_lincls_alone(dist):
