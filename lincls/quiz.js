@@ -4,8 +4,8 @@
   root.dataset.ready = "1";
   var key = JSON.parse(root.querySelector("script.lincls-quiz-key").textContent);
 
-  function parse(s) { // "0.25", "0,25", "1/4", "-2e-3"
-    s = s.trim().replace(",", ".");
+  function parse(s) { // "0.25", "0,25", "1/4", "-2e-3", "−2" (the pages' minus sign)
+    s = s.trim().replace(",", ".").replace(/\u2212/g, "-").replace(/\s+/g, "");
     var m = s.match(/^([-+]?[\d.]+(?:e[-+]?\d+)?)\s*\/\s*([-+]?[\d.]+(?:e[-+]?\d+)?)$/i);
     var x = m ? Number(m[1]) / Number(m[2]) : (s === "" ? NaN : Number(s));
     return isFinite(x) ? x : NaN;

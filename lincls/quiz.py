@@ -39,6 +39,8 @@ __all__ = ["quiz"]
 KINDS = ("choice", "many", "number")
 _MATH = re.compile(r"\$([^$]+)\$")
 _CODE = re.compile(r"`([^`]+)`")
+_WORDS = ["zero", "one", "two", "three", "four", "five", "six"]
+_DECIMALS = re.compile(r"\b(\d|" + "|".join(_WORDS) + r")\s+decimals?\b", re.I)
 
 
 def _inline(text):
@@ -83,7 +85,13 @@ def _check(questions):
         _text(q, "question", where)
         if q["kind"] == "number":
             _number(q, "answer", where)
-            _number(q, "tol", where, positive=True)
+            tol = _number(q, "tol", where, positive=True)
+            asked = _DECIMALS.search(q["question"])
+            if asked:  # "(two decimals)": the right value rounded passes, a neighbour fails
+                k = int(asked[1]) if asked[1].isdigit() else _WORDS.index(asked[1].lower())
+                if tol > 0.5 * 10.0**-k * (1 + 1e-9):
+                    raise ValueError(f"{where}: it asks for {k} decimals, so 'tol' must be at "
+                                     f"most {0.5 * 10.0**-k:g}, not {tol:g}")
             _text(q, "feedback", where)
             _text(q, "wrong", where)
             for j, trap in enumerate(q.get("traps") or [], 1):

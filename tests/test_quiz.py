@@ -76,6 +76,8 @@ def test_the_id_is_the_source_s():
     (NUMBER.replace("answer: 0.5", "answer: .nan"), "'answer' must be a finite number"),
     (NUMBER.replace("  wrong: 'hint'\n", ""), "'wrong' must be a non-empty text"),
     (NUMBER.replace("value: 2", "value: 0.505"), "meets the right answer's"),
+    (NUMBER.replace("How much?", "How much? (two decimals)"), "at most 0.005, not 0.01"),
+    (NUMBER.replace("How much?", "How much? Give 3 decimals."), "at most 0.0005, not 0.01"),
 ])
 def test_a_mistake_in_a_quiz_is_named(text, message):
     with pytest.raises(ValueError, match=re.escape(message)):
