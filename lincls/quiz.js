@@ -55,8 +55,10 @@
         "</strong></p>") + r[1];
     }
     q.querySelector(".lincls-quiz-check").addEventListener("click", check);
-    q.querySelectorAll('input[type="text"]').forEach(function (input) {
-      input.addEventListener("keydown", function (e) { if (e.key === "Enter") check(); });
+    q.querySelectorAll("input").forEach(function (input) { // Enter checks, as the button
+      input.addEventListener("keydown", function (e) {
+        if (e.key === "Enter") { e.preventDefault(); check(); }
+      });
     });
   });
 })(document.currentScript && document.currentScript.closest(".lincls-quiz"));

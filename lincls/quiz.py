@@ -7,7 +7,10 @@ cell runs there. ``text`` is YAML: a list of questions of three kinds,
 - ``choice``: one right option among ``options`` (the one with ``correct: true``);
 - ``many``: "which of these statements are true": ``correct: true`` marks each true one;
 - ``number``: ``answer`` within the absolute tolerance ``tol``; ``wrong`` answers any other
-  number, and ``traps`` (``value``, ``tol``, ``feedback``) answer likely mistakes.
+  number, and ``traps`` (``value``, ``tol``, ``feedback``) answer likely mistakes. A
+  question that asks for "k decimals" needs a ``tol`` of at most half a unit of the k-th
+  decimal that the answer rounded to k decimals still meets (its neighbours then fail).
+  A number at the edge of a tolerance counts as inside (a relative slack of 1e-9).
 
 Every option has ``feedback``: why it is right, or the misconception it probes. The
 feedback is in the page (under "Show the answer" too, which works without a script):
@@ -92,6 +95,10 @@ def _check(questions):
                 if tol > 0.5 * 10.0**-k * (1 + 1e-9):
                     raise ValueError(f"{where}: it asks for {k} decimals, so 'tol' must be at "
                                      f"most {0.5 * 10.0**-k:g}, not {tol:g}")
+                if abs(round(q["answer"], k) - q["answer"]) > tol * (1 + 1e-9):
+                    raise ValueError(f"{where}: the answer rounded to {k} decimals is outside "
+                                     f"'tol' {tol:g}")
+                q["decimals"] = k
             _text(q, "feedback", where)
             _text(q, "wrong", where)
             for j, trap in enumerate(q.get("traps") or [], 1):
@@ -170,7 +177,8 @@ class Quiz:
         for q in self.questions:
             if q["kind"] == "number":
                 key.append({"kind": "number", "answer": q["answer"], "tol": q["tol"],
-                            "traps": [[t["value"], t["tol"]] for t in q.get("traps") or []]})
+                            "traps": [[t["value"], t["tol"]] for t in q.get("traps") or []],
+                            **({"decimals": q["decimals"]} if "decimals" in q else {})})
             else:
                 key.append({"kind": q["kind"],
                             "correct": [bool(o.get("correct")) for o in q["options"]]})

@@ -975,6 +975,9 @@ def test_quizzes(offline, server, name):
                              enumerate(key["traps"])]
                     tries += [(far_from(key), "Not yet.", "wrong"), ("not a number", "", None),
                               (repr(key["answer"]), "Correct.", "right")]
+                    if "decimals" in key:  # the answer as the question asks for it
+                        rounded = f"{key['answer']:.{key['decimals']}f}".replace("-", "\u2212")
+                        tries.append((rounded, "Correct.", "right"))
                 for answer, start, item in tries:
                     said = answer_and_check(page, q, key, answer)
                     want = feedback_of(q, item) if item else "Enter a number"

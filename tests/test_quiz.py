@@ -82,3 +82,19 @@ def test_the_id_is_the_source_s():
 def test_a_mistake_in_a_quiz_is_named(text, message):
     with pytest.raises(ValueError, match=re.escape(message)):
         quiz(text)
+
+
+def test_no_quiz_names_an_equation_by_its_label():
+    """A quiz is plain text, where a MyST reference does not resolve: "eq. (gardner-capacity)"
+    would show the label, not the number the page gives the equation. Quizzes name it."""
+    from pathlib import Path
+
+    book = Path(__file__).resolve().parents[1] / "book"
+    sources = {p: p.read_text() for p in book.glob("*.md")}
+    labels = {label for text in sources.values() for label in  # :label: x, (x)=, $$ (x)
+              re.findall(r"^(?::label:\s*|\(|\$\$\s*\()([\w-]+)\)?=?\s*$", text, re.M)}
+    assert len(labels) > 50
+    found = [f"{path.name}: ({label})" for path, text in sources.items()
+             for block in re.findall(r'quiz\(r?f?"""(.*?)"""\)', text, re.S)
+             for label in labels if f"({label})" in block]
+    assert found == [], found
