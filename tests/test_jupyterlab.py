@@ -305,6 +305,26 @@ def painted(page):
         .then(() => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r))))""")
 
 
+def answer_a_quiz(quiz, chapter):
+    """The quizzes (lincls.quiz) work in JupyterLab once their cells ran (the output is then
+    trusted, so its script runs): the first question answered wrong, then right."""
+    key = json.loads(quiz.locator("script.lincls-quiz-key").text_content())[0]
+    question = quiz.locator(".lincls-quiz-q").first
+    inputs = question.locator("fieldset input")
+    for right in (False, True):
+        if key["kind"] == "number":
+            inputs.first.fill(repr(key["answer"] if right else key["answer"] + 10 * key["tol"]
+                                   + 2 * max([abs(v) for v, _ in key["traps"]] + [1])))
+        elif key["kind"] == "choice":
+            inputs.nth(key["correct"].index(right)).check()
+        else:
+            for i, true in enumerate(key["correct"]):
+                inputs.nth(i).set_checked(true if right else (true != (i == 0)))
+        question.locator(".lincls-quiz-check").click()
+        said = question.locator(".lincls-quiz-feedback").inner_text()
+        assert said.startswith("Correct." if right else "Not yet."), (chapter, right, said)
+
+
 @pytest.mark.parametrize("chapter", chapters())
 def test_chapter_reads_as_a_notebook(lab, lab_window, chapter):
     base, token = lab
@@ -371,6 +391,9 @@ def test_chapter_reads_as_a_notebook(lab, lab_window, chapter):
                                   + "\n".join(unresolved))
         assert dialogs.count() == 0, f"{chapter}: a dialog is open: {dialogs.first.inner_text()}"
         assert lab_window.outside == [], f"requests outside the local server: {lab_window.outside}"
+        quizzes = page.locator(f"{PANEL} .lincls-quiz")
+        if quizzes.count():
+            answer_a_quiz(quizzes.first, chapter)
 
         # Run All leaves the view at the last cell: back to the top, then the first markdown
         # cell that quotes a computed number (cells off screen render lazily: let them paint)
