@@ -28,15 +28,15 @@ __all__ = ["LogisticRegression", "logistic_loss", "logistic_gradient", "logistic
            "newton_step"]
 
 
-def logistic_loss(w, X, y, C=np.inf, bias=True, a=None, s=None):
+def logistic_loss(w, X, y, C=np.inf, bias=True, a=None, v=None):
     """The objective Σ_i log(1 + exp(-y_i w̃ · x̃_i)) + w̃ᵀ I₀ w̃ / (2C), eq. (logistic-loss).
 
     Defined in chapter "The losses of the margin".
 
     ``X`` holds the augmented inputs and ``w`` the weights w̃ (bias first when ``bias``);
     the bias is not penalized. ``a``, if given, holds the activations a_i = w̃ · x̃_i
-    (``X @ w``): a caller who has them saves a pass over the data. ``s``, if given, holds
-    sample weights: the i-th term of the sum is multiplied by s_i.
+    (``X @ w``): a caller who has them saves a pass over the data. ``v``, if given, holds
+    sample weights: the i-th term of the sum is multiplied by v_i.
 
     Examples
     --------
@@ -47,13 +47,13 @@ def logistic_loss(w, X, y, C=np.inf, bias=True, a=None, s=None):
     m = y * (X @ w if a is None else a)
     penalty = 0.0 if np.isinf(C) else (w[int(bias):] @ w[int(bias):]) / (2 * C)
     log1p_exp = np.maximum(-m, 0.0) + np.log1p(np.exp(-np.abs(m)))   # log(1 + e^(-m)), stably
-    return float((log1p_exp.sum() if s is None else s @ log1p_exp) + penalty)
+    return float((log1p_exp.sum() if v is None else v @ log1p_exp) + penalty)
 
 
-def logistic_gradient(w, X, y, C=np.inf, bias=True, a=None, s=None):
+def logistic_gradient(w, X, y, C=np.inf, bias=True, a=None, v=None):
     """∇L = -Σ_i σ(-m_i) y_i x̃_i + I₀ w̃ / C, eq. (logistic-gradient): mistakes weigh most.
 
-    Defined in chapter "The losses of the margin". ``a``, ``s``: as in :func:`logistic_loss`.
+    Defined in chapter "The losses of the margin". ``a``, ``v``: as in :func:`logistic_loss`.
 
     Examples
     --------
@@ -62,19 +62,20 @@ def logistic_gradient(w, X, y, C=np.inf, bias=True, a=None, s=None):
     """
     m = y * (X @ w if a is None else a)
     c = -y * expit(-m)
-    g = X.T @ (c if s is None else s * c)          # (not -X.T @ ..., which copies X)
+    g = X.T @ (c if v is None else v * c)          # (not -X.T @ ..., which copies X)
     if np.isfinite(C):
         g[int(bias):] += w[int(bias):] / C
     return g
 
 
-def logistic_hessian(w, X, C=np.inf, bias=True, a=None, s=None):
+def logistic_hessian(w, X, C=np.inf, bias=True, a=None, v=None):
     """∇²L = Σ_i σ(a_i) σ(-a_i) x̃_i x̃_iᵀ + I₀/C, eq. (logistic-hessian); a_i = w̃ · x̃_i.
 
-    Defined in chapter "The losses of the margin". ``a``, ``s``: as in :func:`logistic_loss`
-    (with weights s_i the i-th term is multiplied by s_i).
+    Defined in chapter "The losses of the margin". ``a``, ``v``: as in :func:`logistic_loss`
+    (with sample weights v_i the i-th term is multiplied by v_i).
 
-    The sum runs over blocks of 1024 samples, whose rows √s_i x̃_i stay in the processor's
+    The sum runs over blocks of 1024 samples, whose rows √(v_i s_i) x̃_i stay in the
+    processor's
     cache while BLAS multiplies them (a symmetric rank-k update, syrk).
 
     Examples
@@ -86,19 +87,19 @@ def logistic_hessian(w, X, C=np.inf, bias=True, a=None, s=None):
     a = X @ w if a is None else a
     with np.errstate(over="ignore"):                # cosh(a/2) = inf: then s_i = 0
         r = 0.5 / np.cosh(a / 2)                    # √s_i, as σ(a)σ(-a) = 1/(4 cosh²(a/2))
-    if s is not None:
-        r = r * np.sqrt(s)                          # sample weights: the rows times their root
+    if v is not None:
+        r = r * np.sqrt(v)                          # sample weights: the rows times their root
     H = np.zeros((X.shape[1], X.shape[1]))
     for start in range(0, len(X), 1024):
-        Xs = X[start:start + 1024] * r[start:start + 1024, None]     # rows √s_i x̃_i
-        H += Xs.T @ Xs                              # Σ s_i x̃_i x̃_iᵀ over the block
+        Xs = X[start:start + 1024] * r[start:start + 1024, None]     # rows √(v_i s_i) x̃_i
+        H += Xs.T @ Xs                              # Σ v_i s_i x̃_i x̃_iᵀ over the block
     if np.isfinite(C):
         idx = np.arange(int(bias), len(w))
         H[idx, idx] += 1.0 / C
     return H
 
 
-def newton_step(w, loss, X, y, C=np.inf, bias=True, s=None):
+def newton_step(w, loss, X, y, C=np.inf, bias=True, v=None):
     """One damped Newton (IRLS) step, eq. (logistic-newton): w̃ ← w̃ - η H⁻¹ ∇L.
 
     Defined in chapter "The losses of the margin".
@@ -114,7 +115,7 @@ def newton_step(w, loss, X, y, C=np.inf, bias=True, s=None):
     η < 60 / sinh 30 ≈ 1.1e-11, even in exact arithmetic, and the floor step lands near
     w = -281 with loss 281 (chapter "The losses of the margin"). Near a minimizer,
     rounding can decide the test and the floor step is tiny. ``LogisticRegression``
-    starts at w̃ = 0. ``s``: sample weights, as in :func:`logistic_loss`.
+    starts at w̃ = 0. ``v``: sample weights, as in :func:`logistic_loss`.
     Returns the new weights, their loss, and the Newton decrement ∇Lᵀ H⁻¹ ∇L / 2, the
     decrease the step predicts.
 
@@ -133,17 +134,17 @@ def newton_step(w, loss, X, y, C=np.inf, bias=True, s=None):
     (-281, 281)
     """
     a = X @ w                                        # the activations a_i = w̃ · x̃_i
-    g, H = logistic_gradient(w, X, y, C, bias, a, s), logistic_hessian(w, X, C, bias, a, s)
+    g, H = logistic_gradient(w, X, y, C, bias, a, v), logistic_hessian(w, X, C, bias, a, v)
     try:                                             # the Newton direction H⁻¹ ∇L
         step = cho_solve(cho_factor(H, check_finite=False), g, check_finite=False)
     except LinAlgError:                              # singular H: a tiny ridge
         H[np.diag_indices_from(H)] += 1e-10 * (1.0 + np.trace(H))
         step = cho_solve(cho_factor(H, check_finite=False), g, check_finite=False)
     X_step, slope, eta = X @ step, g @ step, 1.0    # at w̃ - η step, the activations a - η X step
-    new_loss = logistic_loss(w - step, X, y, C, bias, a - X_step, s)
+    new_loss = logistic_loss(w - step, X, y, C, bias, a - X_step, v)
     while new_loss > loss - 1e-4 * eta * slope and eta > 1e-10:     # Armijo's rule
         eta *= 0.5
-        new_loss = logistic_loss(w - eta * step, X, y, C, bias, a - eta * X_step, s)
+        new_loss = logistic_loss(w - eta * step, X, y, C, bias, a - eta * X_step, v)
     return w - eta * step, new_loss, 0.5 * float(slope)
 
 
@@ -193,7 +194,7 @@ class LogisticRegression(LinearClassifier):
     The gradient and Hessian are eqs. (logistic-gradient) and (logistic-hessian); a
     Newton step solves one weighted least-squares problem with weights σ(a_i) σ(-a_i).
 
-    With sample weights s_i the loss is Σ_i s_i log(1 + exp(-m_i)) + |w|² / (2C), so an
+    With sample weights v_i the loss is Σ_i v_i log(1 + exp(-m_i)) + |w|² / (2C), so an
     integer weight n is n copies of the sample (the same loss, hence the same minimizer)
     and a weight 0 drops it; scikit-learn's ``LogisticRegression`` weighs the same way.
 
@@ -238,7 +239,7 @@ class LogisticRegression(LinearClassifier):
         y : array-like of shape (n_samples,)
             Two distinct labels of any type.
         sample_weight : array-like of shape (n_samples,), float or None, default=None
-            Non-negative weights s_i of the terms of the log-loss: a weight n counts the
+            Non-negative weights v_i of the terms of the log-loss: a weight n counts the
             sample n times, a weight 0 drops it. Multiplied by the weights of
             ``class_weight``.
 
@@ -249,16 +250,16 @@ class LogisticRegression(LinearClassifier):
         return self._fit(X, y, sample_weight)
 
     def _fit_augmented(self, X, y):
-        C, bias, s = float(self.C), bool(self.fit_intercept), self._sample_weight
+        C, bias, v = float(self.C), bool(self.fit_intercept), self._sample_weight
         w = np.zeros(X.shape[1])
-        n = len(y) if s is None else s.sum()     # the number of samples the weights count
-        losses = [logistic_loss(w, X, y, C, bias, s=s)]
+        n = len(y) if v is None else v.sum()     # the number of samples the weights count
+        losses = [logistic_loss(w, X, y, C, bias, v=v)]
         self.converged_ = self.separable_ = False
         n_iter = 0
         with blas_threads_for(10 * X.shape[0] * X.shape[1] ** 2):
             while n_iter < self.max_iter:
                 n_iter += 1
-                w, loss, decrement = newton_step(w, losses[-1], X, y, C, bias, s)
+                w, loss, decrement = newton_step(w, losses[-1], X, y, C, bias, v)
                 losses.append(loss)
                 if decrement <= self.tol * n:
                     self.converged_ = True
