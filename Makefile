@@ -238,7 +238,7 @@ portability:
 ## each worker has one Chromium and, once it takes a chapter, one JupyterLab.
 browser: $(VENV)/.installed-dev $(VENDOR)/.installed chromium _build/html/$(PDF)
 	$(BIN)/pytest -m browser -n 2 --dist load --timeout 600 --durations 25 \
-	  tests/test_jupyterlab.py tests/test_browser.py
+	  tests/test_jupyterlab.py tests/test_browser.py tests/test_thebe.py
 
 _build/html/$(PDF):
 	$(MAKE) --no-print-directory pdf

@@ -4,9 +4,9 @@ A Sphinx extension (listed in ``_config.yml``), not part of the algorithms.
 
 Each removes JavaScript console errors that pages showed on a reader's first visit:
 
-- sphinx-thebe 0.3.1 registers its inline configuration script twice under Jupyter Book
-  1.0, and the second copy throws "Identifier 'THEBE_JS_URL' has already been declared".
-  Repeated scripts are dropped from each page.
+- a script registered twice (sphinx-thebe 0.3.1's inline configuration was, under Jupyter
+  Book 1.0, and its second copy threw "Identifier 'THEBE_JS_URL' has already been
+  declared"; :mod:`.thebe` now removes sphinx-thebe's scripts) is dropped from each page.
 - the theme's light/dark switch starts from an empty ``default_mode`` and logs "Got
   invalid theme mode". It now starts from ``auto`` (follow the reader's system).
 - on pages with widgets, the ipywidgets HTML manager loads its icon fonts relative to
