@@ -74,9 +74,8 @@ def logistic_hessian(w, X, C=np.inf, bias=True, a=None, v=None):
     Defined in chapter "The losses of the margin". ``a``, ``v``: as in :func:`logistic_loss`
     (with sample weights v_i the i-th term is multiplied by v_i).
 
-    The sum runs over blocks of 1024 samples, whose rows √(v_i s_i) x̃_i stay in the
-    processor's
-    cache while BLAS multiplies them (a symmetric rank-k update, syrk).
+    The sum runs over blocks of 1024 samples, whose rows √(v_i s_i) x̃_i (s_i = σ(a_i)σ(-a_i))
+    stay in the processor's cache while BLAS multiplies them (a symmetric rank-k update).
 
     Examples
     --------
