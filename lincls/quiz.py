@@ -132,7 +132,14 @@ def _asset(name):
 
 
 class Quiz:
-    """The questions of one quiz cell; displayed as HTML (``_repr_html_``)."""
+    """The questions of one quiz cell; displayed as HTML (``_repr_html_``).
+
+    Defined in chapter "How to use this book", as :func:`quiz`, which makes one:
+
+    >>> quiz("- kind: many\\n  question: 'x?'\\n  options: [{text: a, feedback: b},"
+    ...      " {text: c, feedback: d}]").questions[0]["kind"]
+    'many'
+    """
 
     def __init__(self, questions, source):
         self.questions = _check(questions)
@@ -208,6 +215,9 @@ def _fmt(x):
 
 def quiz(text):
     """A quiz from its YAML ``text`` (see the module's docstring); shown as the cell's output.
+
+    Defined in chapter "How to use this book" (its paragraph on quizzes); every numbered
+    chapter ends sections with one.
 
     >>> quiz("- kind: choice\\n  question: 'x?'\\n  options: []")
     Traceback (most recent call last):
