@@ -19,22 +19,15 @@ Screenshots: ``_build/screenshots/live_<chapter>.png``.
 import json
 import os
 import re
-import secrets
 import shutil
-import signal
-import subprocess
 import sys
-import time
-import urllib.request
 from pathlib import Path
 
 import pytest
 import test_browser
 import yaml
 from test_browser import HTML, ROOT, SCREENSHOTS, axe, offline_context, open_page, site_pages
-from test_jupyterlab import server_url
-
-from booktools.kernels import STARTUP_TIMEOUT
+from test_jupyterlab import jupyter_server
 
 pytestmark = pytest.mark.browser
 # test_browser's fixtures, here too: the local copies of the CDN assets, the site's server
@@ -113,39 +106,10 @@ def jupyter(tmp_path_factory, server):
     env = dict(os.environ, PATH=f"{BIN}{os.pathsep}{os.environ['PATH']}",
                JUPYTER_CONFIG_DIR=str(home / "config"), JUPYTER_DATA_DIR=str(home / "data"),
                JUPYTER_RUNTIME_DIR=str(home / "runtime"), PYDEVD_DISABLE_FILE_VALIDATION="1")
-    token = secrets.token_hex(16)
-    log = open(home / "server.log", "w", buffering=1)
-    process = subprocess.Popen(  # port 0: the server takes a free port, and says which
-        [str(BIN / "jupyter-server"), "--no-browser", "--ip=127.0.0.1", "--port=0",
-         f"--ServerApp.root_dir={root}", f"--IdentityProvider.token={token}",
-         # the site's pages (another port of 127.0.0.1) call it, as they call mybinder.org
-         f"--ServerApp.allow_origin={server.rstrip('/')}"]
-        + (["--allow-root"] if os.geteuid() == 0 else []),
-        env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
-    try:
-        # until the server answers: seconds, but a minute and more on two cores busy with
-        # other tests (issue 43); it says its port in its runtime directory once it listens.
-        # The bound is every kernel client's (booktools.kernels.STARTUP_TIMEOUT)
-        deadline = time.monotonic() + STARTUP_TIMEOUT
-        while True:
-            try:
-                base = server_url(home / "runtime", process.pid)
-                urllib.request.urlopen(f"{base}api/status?token={token}", timeout=5)
-                break
-            except (OSError, ValueError):
-                if process.poll() is not None or time.monotonic() > deadline:
-                    pytest.fail("the Jupyter server did not start:\n"
-                                + (home / "server.log").read_text()[-3000:])
-                time.sleep(0.5)
-        yield base, token
-    finally:
-        os.killpg(process.pid, signal.SIGTERM)  # the server stops its kernels
-        try:
-            process.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            os.killpg(process.pid, signal.SIGKILL)
-            process.wait(timeout=10)
-        log.close()
+    # the site's pages (another port of 127.0.0.1) call it, as they call mybinder.org
+    with jupyter_server("jupyter-server", home, root, env,
+                        [f"--ServerApp.allow_origin={server.rstrip('/')}"]) as found:
+        yield found
 
 
 @pytest.fixture(scope="module")
