@@ -5,6 +5,10 @@ import time
 from dataclasses import dataclass, field
 from typing import Callable, Optional
 
+import numpy as np
+
+from lincls._blas import one_blas_thread
+
 
 @dataclass
 class Case:
@@ -83,3 +87,22 @@ def markdown_table(rows):
     lines = ["| " + " | ".join(keys) + " |", "|" + "---|" * len(keys)]
     lines += ["| " + " | ".join(str(r[k]) for k in keys) + " |" for r in rows]
     return "\n".join(lines)
+
+
+def epoch_floors(X, epochs, target):
+    """``Case.floors`` of a loop over the samples, ``epochs`` passes over X: ``X @ w`` (the
+    floor of an epoch: one read of X, one dot product per row; with its ``target``) and
+    the streaming read ``X.sum()`` (reported). Both on one core, as the loop runs: ``X @ w``
+    on all the BLAS's threads would compare one core with several."""
+    w = np.ones(X.shape[1])
+
+    def products():
+        with one_blas_thread():
+            for _ in range(epochs):
+                X @ w
+
+    def reads():
+        for _ in range(epochs):
+            X.sum()
+
+    return {"X @ w": (products, target), "X.sum()": (reads, None)}

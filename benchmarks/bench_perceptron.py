@@ -10,7 +10,8 @@ without mistakes (no weight would change anyway).
 The defaults users run shuffle every epoch, so the first rows time that configuration
 (a bias, ``shuffle=True``, a fixed number of epochs) against scikit-learn's, and against
 the floor of an epoch: it reads X once and takes one dot product per row, as one
-matrix–vector product ``X @ w`` does; a streaming read ``X.sum()`` is reported beside it.
+matrix–vector product ``X @ w`` on one core does; a streaming read ``X.sum()`` is reported
+beside it.
 """
 
 import warnings
@@ -22,7 +23,7 @@ from sklearn.linear_model import Perceptron as SkPerceptron
 from lincls.datasets import load_breast_cancer, load_digits_4_vs_9, teacher_student
 from lincls.perceptron import Perceptron
 
-from ._harness import Case
+from ._harness import Case, epoch_floors
 
 
 def _pair(X, y, epochs, fit_intercept):
@@ -55,23 +56,7 @@ def _shuffled(X, y, epochs):
         return (f"E_in {np.mean(a.predict(X) != y):.4f} / {np.mean(b.predict(X) != y):.4f}, "
                 f"epochs {a.n_iter_} / {b.n_iter_}")
 
-    return ours, theirs, check, _floors(X, epochs, 2.5)
-
-
-def _floors(X, epochs, target):
-    """As many passes over X as the fit has epochs: ``X @ w`` (the floor of an epoch, with
-    its ``target``) and the streaming read ``X.sum()`` (reported)."""
-    w = np.ones(X.shape[1])
-
-    def products():
-        for _ in range(epochs):
-            X @ w
-
-    def reads():
-        for _ in range(epochs):
-            X.sum()
-
-    return {"X @ w": (products, target), "X.sum()": (reads, None)}
+    return ours, theirs, check, epoch_floors(X, epochs, 2.5)
 
 
 def _epochs_to_converge(X, y, fit_intercept):
@@ -89,7 +74,7 @@ def cases():
     for epochs, target in [(200, 1.0), (30, 1.0)]:
         yield Case(f"teacher–student 20000×500, {epochs} epochs, no bias",
                    *_pair(X, y, epochs, False), target=target, repeats=3,
-                   floors=_floors(X, epochs, 1.5))
+                   floors=epoch_floors(X, epochs, 1.5))
     X, y = load_digits_4_vs_9()
     epochs = _epochs_to_converge(X, y, True)
     yield Case(f"digits 4-vs-9 (361×64), {epochs} epochs (until separated)",

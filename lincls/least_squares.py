@@ -10,6 +10,8 @@ Ho–Kashyap also adapts b, and so finds a separating vector, or a certificate t
 exists that is then checked in exact rational arithmetic, or stays undecided.
 """
 
+import os
+from concurrent.futures import ThreadPoolExecutor
 from fractions import Fraction
 from math import lcm
 
@@ -18,7 +20,7 @@ import scipy.linalg
 from sklearn.utils._param_validation import Interval, Real
 
 from ._base import CLASS_WEIGHT, MAX_ITER, NON_NEGATIVE, IterativeClassifier, LinearClassifier
-from ._blas import blas_threads_for
+from ._blas import SMALL_WORK, blas_threads_for, one_blas_thread
 
 __all__ = ["LeastSquares", "HoKashyap", "normalized_samples", "mse_solution", "ho_kashyap_step",
            "separates", "exact_certificate"]
@@ -67,10 +69,51 @@ def _lstsq(Y, b, eps=None):
     """
     if eps is None:
         eps = np.finfo(Y.dtype if np.issubdtype(Y.dtype, np.floating) else float).eps
-    with blas_threads_for(Y.shape[0] * Y.shape[1] * min(Y.shape)):
-        a, _, rank, _ = scipy.linalg.lstsq(Y, b, cond=max(Y.shape) * eps, check_finite=False,
+    cond = max(Y.shape) * eps
+    (m, n), k = Y.shape, 1 if b.ndim == 1 else b.shape[1]
+    flops = m * n * min(m, n)
+    with blas_threads_for(flops):
+        if flops >= SMALL_WORK and m >= 4 * _BLOCKS * (n + k) and Y.dtype == b.dtype == float:
+            # Qᵀ[Y | b] = [[R, Q₁ᵀb], [0, ·]]: ‖Y a − b‖ and ‖R a − Q₁ᵀb‖ differ by a
+            # constant, so both have the same minimum-norm minimizer, and R has Y's
+            # singular values (the same rank)
+            R = _triangular_factor(Y, b)
+            Y, b = R[:n, :n], (R[:n, n:] if b.ndim == 2 else R[:n, n])
+        a, _, rank, _ = scipy.linalg.lstsq(Y, b, cond=cond, check_finite=False,
                                            lapack_driver="gelsd")
     return a, int(rank)
+
+
+_BLOCKS = 4  # fixed, so that the result does not depend on the number of cores
+
+
+def _triangular_factor(Y, b):
+    """The triangular factor R of a QR factorization of the tall [Y | b], as a tall-skinny QR.
+
+    Its ``_BLOCKS`` blocks of rows are factored side by side, one BLAS thread each, then
+    the stack of their factors: [Y | b] = diag(Q_1, …) [R_1; …] = diag(Q_1, …) Q' R. For a
+    tall Y, gelsd starts with this QR itself, in one call whose threads share the cores
+    less well (``benchmarks/bench_least_squares.py``).
+    """
+    b = b.reshape(len(b), -1)
+
+    def factor(Z):                  # R of Z = QR by LAPACK's blocked Householder QR
+        geqrf, = scipy.linalg.get_lapack_funcs(("geqrf",), (Z,))
+        lwork = int(geqrf(Z, lwork=-1)[2][0])
+        qr, _, _, info = geqrf(Z, lwork=lwork, overwrite_a=True)
+        if info != 0:
+            raise np.linalg.LinAlgError(f"LAPACK geqrf failed (info {info})")
+        return np.triu(qr[:Z.shape[1]])
+
+    def block(start, stop):         # [Y | b] of these rows, in LAPACK's column order
+        Z = np.empty((stop - start, Y.shape[1] + b.shape[1]), order="F")
+        Z[:, :Y.shape[1]], Z[:, Y.shape[1]:] = Y[start:stop], b[start:stop]
+        return factor(Z)
+
+    edges = np.linspace(0, len(Y), _BLOCKS + 1).astype(int)
+    with one_blas_thread(), ThreadPoolExecutor(min(_BLOCKS, os.cpu_count() or 1)) as pool:
+        factors = list(pool.map(block, edges[:-1], edges[1:]))
+        return factor(np.asfortranarray(np.vstack(factors)))
 
 
 def _input_eps(X):

@@ -21,7 +21,8 @@ margin. Two solvers are here:
 """
 
 import numpy as np
-from scipy.linalg import LinAlgError, cho_factor, cho_solve
+from numba import njit
+from scipy.linalg import LinAlgError, get_lapack_funcs
 from sklearn.utils._param_validation import Interval, Real, StrOptions
 
 from ._base import (
@@ -103,6 +104,10 @@ def dual_objective(alpha, X, y):
 
 # -- the interior-point solver --------------------------------------------------------------
 
+# Cholesky factor and solve, called directly: on the small systems of a small problem
+# scipy's cho_factor and cho_solve spent longer checking arguments than LAPACK computing
+_potrf, _potrs = get_lapack_funcs(("potrf", "potrs"), dtype=np.float64)
+
 
 class _Iterate:
     """The variables of the interior-point method and their residuals.
@@ -152,10 +157,16 @@ class _Iterate:
         M *= self.scale[:, None] * self.scale[None, :]
         if not np.isfinite(M).all():  # an s/α or ξ/η past the float range: no Newton step
             raise LinAlgError("the Newton matrix is not finite")
-        try:
-            self.factor = cho_factor(M, check_finite=False)
-        except LinAlgError:                            # numerically singular: tiny ridge
-            self.factor = cho_factor(M + 1e-10 * np.eye(len(M)), check_finite=False)
+        self.factor, info = _potrf(M)                 # LAPACK's Cholesky, upper triangle
+        if info > 0:                                   # numerically singular: tiny ridge
+            self.factor, info = _potrf(M + 1e-10 * np.eye(len(M)))
+        if info != 0:
+            raise LinAlgError("the Newton matrix is not positive definite")
+
+    def solve(self, rhs):
+        """The solution of (I₀ + X̃ᵀ D⁻¹ X̃) x = rhs, from the factor of :meth:`factorize`."""
+        x, _ = _potrs(self.factor, self.scale * rhs)
+        return self.scale * x
 
     def direction(self, r_sa, r_xe):
         """Newton direction for the targets s∘α = ξ∘η = 0 with residuals r_sa, r_xe.
@@ -169,7 +180,7 @@ class _Iterate:
         rhs[self.off:] -= self.r_w
         if self.bias:
             rhs[0] += self.r_b
-        dwb = self.scale * cho_solve(self.factor, self.scale * rhs)
+        dwb = self.solve(rhs)
         if not np.isfinite(dwb).all():
             raise LinAlgError("the Newton direction is not finite")
         da = (g - y * (self.Xa @ dwb)) / self.D
@@ -181,14 +192,9 @@ class _Iterate:
 
     def step_length(self, da, ds, dxi, de):
         """The largest t ≤ 1 that keeps α, s, ξ, η non-negative."""
-        pairs = [(self.alpha, da), (self.s, ds)]
+        t = _step_to_boundary(_step_to_boundary(1.0, self.alpha, da), self.s, ds)
         if self.soft:
-            pairs += [(self.xi, dxi), (self.eta, de)]
-        t = 1.0
-        for v, dv in pairs:
-            neg = dv < 0
-            if np.any(neg):
-                t = min(t, float(np.min(-v[neg] / dv[neg])))
+            t = _step_to_boundary(_step_to_boundary(t, self.xi, dxi), self.eta, de)
         return t
 
     def move(self, t, dwb, da, ds, dxi, de):
@@ -197,6 +203,15 @@ class _Iterate:
         self.alpha, self.s = self.alpha + t * da, self.s + t * ds
         if self.soft:
             self.xi, self.eta = self.xi + t * dxi, self.eta + t * de
+
+
+@njit(cache=True)
+def _step_to_boundary(t, v, dv):
+    """min(t, −v_i / dv_i over the i with dv_i < 0): the longest step ≤ t with v + t dv ≥ 0."""
+    for i in range(len(v)):
+        if dv[i] < 0.0:
+            t = min(t, -v[i] / dv[i])
+    return t
 
 
 def mehrotra_step(it):

@@ -97,6 +97,31 @@ def test_rank_deficient_gives_minimum_norm_solution(seed):
                                atol=1e-10)
 
 
+@pytest.mark.parametrize("k", [1, 2])
+def test_tall_problems_are_solved_from_their_triangular_factor(k, monkeypatch):
+    """Past SMALL_WORK, a tall problem goes through the tall-skinny QR of [Y | b] (its
+    blocks side by side): the same minimum-norm solution and rank as gelsd on Y, also
+    when Y has dependent columns and for several right-hand sides."""
+    import scipy.linalg
+
+    from lincls import least_squares
+    from lincls._blas import SMALL_WORK
+
+    rng = np.random.default_rng(0)
+    base = rng.standard_normal((16_000, 248))
+    Y = np.column_stack([base, base[:, :2] @ [1.0, -2.0], base[:, 3]])  # rank 248 of 250
+    b = rng.uniform(0.5, 2.0, (16_000, k)).squeeze()
+    m, n = Y.shape
+    assert m * n * n >= SMALL_WORK and m >= 4 * least_squares._BLOCKS * (n + k)
+    calls, real = [], least_squares._triangular_factor
+    monkeypatch.setattr(least_squares, "_triangular_factor",
+                        lambda *args: calls.append(1) or real(*args))
+    a, rank = least_squares._lstsq(Y, b)
+    expected, _, expected_rank, _ = scipy.linalg.lstsq(Y, b, cond=m * np.finfo(float).eps)
+    assert calls == [1] and rank == expected_rank == 248
+    np.testing.assert_allclose(a, expected, atol=1e-12)
+
+
 # make_classification's two redundant features are combinations of the informative ones:
 # the augmented inputs have 51 columns and rank 49. Rounding leaves the two lost singular
 # values near 1e-16 of the largest (the next is ~0.15 of it); they must count as zero.
