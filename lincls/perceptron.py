@@ -83,7 +83,9 @@ def perceptron_update(w, x, y, eta):
     >>> perceptron_update(np.zeros(2), np.array([1.0, 3.0]), -1.0, 0.5)
     array([-0.5, -1.5])
     """
-    w += (eta * y) * x
+    step = eta * y
+    for j in range(len(w)):          # in place, component by component: no temporary array
+        w[j] += step * x[j]
     return w
 
 

@@ -219,7 +219,7 @@ def mehrotra_step(it):
 
     Predictor: the Newton direction towards s∘α = ξ∘η = 0. Its progress fixes the
     centring σ = (μ_aff/μ)³; the corrector aims at σμ instead of 0 and adds the
-    second-order term ds∘dα. Both solve with the same Cholesky factor.
+    second-order terms ds∘dα and dξ∘dη. Both solve with the same Cholesky factor.
     """
     it.factorize()
     aff = it.direction(it.s * it.alpha, it.xi * it.eta)
