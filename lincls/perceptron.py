@@ -73,16 +73,19 @@ def is_mistake(w, x, y):
 
 @njit(cache=True)
 def perceptron_update(w, x, y, eta):
-    """Eq. (perceptron-update): correct a mistake in place, w ← w + η y x̃.
+    """Eq. (perceptron-update): correct a mistake in place, w ← w + η y x̃ (float arrays).
 
-    Defined in chapter "The perceptron". For y = +1 the activation w · x̃ grows by
-    η |x̃|², for y = -1 it shrinks by as much: either way it moves towards the correct side.
+    Defined in chapter "The perceptron". In exact arithmetic, for y = +1 the activation
+    w · x̃ grows by η |x̃|², for y = -1 it shrinks by as much: either way it moves towards
+    the correct side (in floating point a step far smaller than w can round away).
 
     Examples
     --------
     >>> perceptron_update(np.zeros(2), np.array([1.0, 3.0]), -1.0, 0.5)
     array([-0.5, -1.5])
     """
+    if len(x) != len(w):
+        raise ValueError("perceptron_update: w and x differ in length")
     step = eta * y
     for j in range(len(w)):          # in place, component by component: no temporary array
         w[j] += step * x[j]

@@ -68,6 +68,9 @@ CLOSE = {"adaline-7": dict(rtol=1e-13, atol=1e-15), "weighted adaline-7": dict(r
 
 
 def test_compiled_equals_plain_python_bit_for_bit():
+    from numba import config
+    # this process is the compiled side: under NUMBA_DISABLE_JIT=1 both would be plain
+    assert not config.DISABLE_JIT, "run this test without NUMBA_DISABLE_JIT"
     env = dict(os.environ, NUMBA_DISABLE_JIT="1")
     plain = pickle.loads(subprocess.run([sys.executable, __file__], env=env, check=True,
                                         capture_output=True, timeout=600).stdout)
