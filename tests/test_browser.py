@@ -1024,16 +1024,13 @@ def test_quizzes(offline, server, name):
                         rounded = f"{key['answer']:.{key['decimals']}f}".replace("-", "\u2212")
                         tries.append((rounded, "Correct.", "right"))
                 # the first answer with the keyboard; the others set in the page at once
-                answer, start, item = tries[0]
-                said = answer_and_check(page, q, key, answer)
-                want = feedback_of(q, item) if item else "Enter a number"
-                checks = [(where, answer, start, said, want)]
-                results = page.evaluate(CHECK_ANSWERS, [b, i, key["kind"], tries[1:]])
-                checks += [(where, answer, start, said, want)
-                           for (answer, start, _), (said, want) in zip(tries[1:], results)]
+                answer, _, item = tries[0]
+                seen = [(answer_and_check(page, q, key, answer),
+                         feedback_of(q, item) if item else "Enter a number")]
+                seen += page.evaluate(CHECK_ANSWERS, [b, i, key["kind"], tries[1:]])
                 found += [f"{where}: answered {answer!r}, the feedback is {said!r}; "
                           f"expected {start!r} and {want!r}"
-                          for where, answer, start, said, want in checks
+                          for (answer, start, _), (said, want) in zip(tries, seen, strict=True)
                           if not said.startswith(start) or want not in said]
         screenshot = name == numbered_chapters()[2]
         if name in axe_chapters() or screenshot:
