@@ -108,12 +108,13 @@ book: $(VENV)/.installed-book
 ## the blocks each chapter marks (booktools.sphinxext.slides): every HTML build writes them
 slides: book
 
-## make test: all test layers, in order. book-clean builds the book (from nothing) once; the
-## layers after it read that build. The run's temporary files go to a fresh folder of its
+## make test: all test layers, in order. The homework layer runs inside load (beside two
+## busy processes: a teacher's busy laptop), not a second time on a quiet machine.
+## book-clean builds the book (from nothing) once; the layers after it read that build. The run's temporary files go to a fresh folder of its
 ## own (TMPDIR), removed at the end: two runs on one machine never meet there.
 test: $(VENV)/.installed-dev
 	@export TMPDIR="$$(mktemp -d -t lincls-test-XXXXXX)" && trap 'rm -rf "$$TMPDIR"' EXIT && \
-	$(MAKE) --no-print-directory lint unit homework load release nbgrader book-clean portability \
+	$(MAKE) --no-print-directory lint unit load release nbgrader book-clean portability \
 	  side publishing pdf-test browser pythons
 
 ## side: the layers that keep about one core busy (Chromium printing a PDF, one pytest
@@ -244,11 +245,11 @@ _build/html/$(PDF):
 	$(MAKE) --no-print-directory pdf
 
 ## make pythons: a fresh venv on every other supported Python found (lincls tests, one
-## chapter), the one-line refusal of older ones, and the README's route without make; two
-## pytest workers, side by side (three took 410 s where two take 300: the route's build
-## runs two processes of its own)
+## chapter), the one-line refusal of older ones, and the README's route without make. One
+## pytest process: the long parts run as background jobs, all started at once (see
+## tests/test_pythons.py)
 pythons: $(VENV)/.installed-dev
-	$(BIN)/pytest -m pythons -n 2 -v -rs --timeout 3600 tests/test_pythons.py
+	$(BIN)/pytest -m pythons -v -rs --timeout 3600 tests/test_pythons.py
 
 bench: $(VENV)/.installed-dev
 	$(PY) -m benchmarks

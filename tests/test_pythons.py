@@ -4,15 +4,21 @@ The supported range is written once, in the Makefile (PY_MIN, PY_MAX); pyproject
 ``requires-python`` and the README must say the same. For every supported Python found on
 this machine, a fresh venv installs requirements.txt (and the test tools), runs the lincls
 tests (not those of the book's machinery, whose layers run on the main venv's Python) and
-executes one chapter; the supported Pythons run side by side. A supported Python that is
-not on the machine is reported as skipped, never as passed. A Python below the range must
-make ``make book`` stop at once with one line. Finally, the README's commands for readers
-without make run, exactly as written, in a fresh clone.
+executes one chapter. A supported Python that is not on the machine is reported as
+skipped, never as passed. A Python below the range must make ``make book`` stop at once
+with one line. Finally, the README's commands for readers without make run, exactly as
+written, in a fresh clone.
+
+The long parts (each Python's venv and tests, the route's install and build) are started
+together, as background jobs, by the first test that needs one (:func:`jobs`); each test
+then waits for its own. They keep both cores busy to the end, where pytest workers, one
+test each, left one core idle while the last Python ran alone (836 s, then 2 workers).
 """
 
 import json
 import os
 import re
+import shlex
 import shutil
 import signal
 import subprocess
@@ -99,29 +105,83 @@ def test_lincls_tests_are_most_of_the_unit_tests():
     assert len(found) > 15
 
 
+class Job:
+    """A bash script started at once in the background, its output kept in a log file."""
+
+    #: generous: a job installs a venv and runs a test suite, three jobs on two cores
+    TIMEOUT = 3600
+
+    def __init__(self, script, log, **kwargs):
+        self.log = log
+        with open(log, "w") as out:
+            self.process = subprocess.Popen(
+                ["bash", "-c", "set -euo pipefail\n" + script], stdout=out,
+                stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, start_new_session=True,
+                **kwargs)
+
+    def wait(self):
+        """Wait for the script to end; fail with the end of its log if it failed."""
+        try:
+            code = self.process.wait(timeout=self.TIMEOUT)
+        except subprocess.TimeoutExpired:
+            self.stop()
+            code = f"killed after {self.TIMEOUT} s"
+        assert code == 0, f"{self.log} ({code}):\n{self.log.read_text()[-3000:]}"
+
+    def stop(self):
+        if self.process.poll() is None:
+            os.killpg(self.process.pid, signal.SIGKILL)
+            self.process.wait()
+
+
+def python_job(exe, tmp):
+    """A fresh venv on ``exe`` in ``tmp``: install, lincls tests, one chapter executed."""
+    py = str(tmp / "venv" / "bin" / "python")
+    # --no-compile: pip would byte-compile every installed module (40 of its 67 CPU seconds
+    # here, measured); the tests compile the modules they import, as Python does
+    commands = [
+        [exe, "-m", "venv", str(tmp / "venv")],
+        [py, "-m", "pip", "install", "--quiet", "--disable-pip-version-check", "--no-compile",
+         "-r", "requirements.txt", "-r", "requirements-dev.txt"],
+        # the lincls tests (`make unit` less the book's machinery), then one chapter
+        [py, "-m", "pytest", "-x", "-q", "-p", "no:cacheprovider", "lincls", *lincls_tests()],
+        [py, "-m", "jupytext", "--to", "ipynb", "--execute", "book/perceptron.md",
+         "-o", str(tmp / "perceptron.ipynb")],
+    ]
+    lines = list(map(shlex.join, commands))
+    lines.insert(2, shlex.join([py, "-c", "import sys; print(sys.version_info[1])"])
+                 + " > " + shlex.quote(str(tmp / "minor.txt")))
+    return Job("\n".join(lines), tmp / "log.txt", cwd=ROOT)
+
+
+@pytest.fixture(scope="session")
+def jobs(tmp_path_factory):
+    """The long jobs of this file, all started now: ``{minor: job}`` for every other
+    supported Python found, and ``{"route": (job, clone, env, seeded)}``."""
+    started = {}
+    for minor in range(PY_MIN, PY_MAX + 1):
+        exe = find_python(minor)
+        if minor != sys.version_info[1] and exe is not None:
+            started[minor] = python_job(exe, tmp_path_factory.mktemp(f"python3.{minor}"))
+    started["route"] = route_job(tmp_path_factory.mktemp("route"))
+    try:
+        yield started
+    finally:
+        for job in started.values():
+            (job[0] if isinstance(job, tuple) else job).stop()
+
+
 @pytest.mark.parametrize("minor", range(PY_MIN, PY_MAX + 1))
-def test_supported_python(minor, tmp_path):
+def test_supported_python(minor, jobs):
     """A fresh venv on python3.<minor>: install, lincls tests, one chapter."""
     if minor == sys.version_info[1]:
         pytest.skip(f"python3.{minor} is this venv's Python: the main layers test it")
-    exe = find_python(minor)
-    if exe is None:
+    if minor not in jobs:
         pytest.skip(f"python3.{minor} is not on this machine")
-    venv = tmp_path / "venv"
-    run([exe, "-m", "venv", str(venv)])
-    py = str(venv / "bin" / "python")
-    # --no-compile: pip would byte-compile every installed module (40 of its 67 CPU seconds
-    # here, measured); the tests compile the modules they import, as Python does
-    pip = [py, "-m", "pip", "install", "--quiet", "--disable-pip-version-check", "--no-compile"]
-    run(pip + ["-r", "requirements.txt", "-r", "requirements-dev.txt"], cwd=ROOT, timeout=1800)
-    assert run([py, "-c", "import sys; print(sys.version_info[1])"]).stdout.strip() == str(minor)
-    # The lincls tests (`make unit` less the book's machinery), then one chapter executed.
-    run([py, "-m", "pytest", "-x", "-q", "-p", "no:cacheprovider", "lincls", *lincls_tests()],
-        cwd=ROOT, timeout=1800)
-    out = tmp_path / "perceptron.ipynb"
-    run([py, "-m", "jupytext", "--to", "ipynb", "--execute", "book/perceptron.md",
-         "-o", str(out)], cwd=ROOT, timeout=600)
-    assert '"output_type": "error"' not in out.read_text()
+    jobs[minor].wait()
+    tmp = jobs[minor].log.parent
+    assert (tmp / "minor.txt").read_text().strip() == str(minor)
+    assert '"output_type": "error"' not in (tmp / "perceptron.ipynb").read_text()
 
 
 def readme_block(name):
@@ -142,11 +202,11 @@ def test_windows_route_is_the_same_commands():
             assert p.replace("python3 ", "python ") == w
 
 
-def test_readme_route_without_make(tmp_path):
-    """The README's macOS/Linux commands, exactly as written, in a fresh clone."""
+def route_job(tmp_path):
+    """The README's commands but the last (which starts JupyterLab), as written, in a fresh
+    clone: ``(job, clone, env, seeded)``."""
     base_bin = Path(sys.base_prefix) / "bin"  # this machine's python3, not our venv's
     commands = readme_block("posix")
-    assert commands[-1] == "jupyter lab", "the route ends by starting JupyterLab"
     clone = tmp_path / "textbook"
     run(["git", "clone", "--quiet", str(ROOT), str(clone)])
     # The execution cache of this repository's build, when there is one (make test's
@@ -168,8 +228,17 @@ def test_readme_route_without_make(tmp_path):
     else:
         env["PIP_CACHE_DIR"] = str(Path.home() / ".cache" / "pip")
     # Every command but the last, as one bash script that stops at the first failure.
-    script = "set -euo pipefail\n" + "\n".join(commands[:-1]) + "\n"
-    run(["bash", "-c", script], cwd=clone, env=env, timeout=2400)
+    job = Job("\n".join(commands[:-1]) + "\n", tmp_path / "log.txt", cwd=clone, env=env)
+    return job, clone, env, seeded
+
+
+def test_readme_route_without_make(jobs):
+    """The README's macOS/Linux commands, exactly as written, in a fresh clone."""
+    commands = readme_block("posix")
+    assert commands[-1] == "jupyter lab", "the route ends by starting JupyterLab"
+    job, clone, env, seeded = jobs["route"]
+    job.wait()
+    tmp_path = clone.parent
     assert (clone / "_build" / "html" / "book" / "perceptron.html").exists()
     if seeded:
         status = (clone / "_build" / "html" / "book" / "execution_status.html").read_text()
