@@ -110,8 +110,9 @@ slides: book
 
 ## make test: all test layers, in order. The homework layer runs inside load (beside two
 ## busy processes: a teacher's busy laptop), not a second time on a quiet machine.
-## book-clean builds the book (from nothing) once; the layers after it read that build. The run's temporary files go to a fresh folder of its
-## own (TMPDIR), removed at the end: two runs on one machine never meet there.
+## book-clean builds the book (from nothing) once; the layers after it read that build.
+## The run's temporary files go to a fresh folder of its own (TMPDIR), removed at the end:
+## two runs on one machine never meet there.
 test: $(VENV)/.installed-dev
 	@export TMPDIR="$$(mktemp -d -t lincls-test-XXXXXX)" && trap 'rm -rf "$$TMPDIR"' EXIT && \
 	$(MAKE) --no-print-directory lint unit load release nbgrader book-clean portability \
