@@ -24,7 +24,8 @@ BOOK_FLAGS := -n -W --keep-going
 NBVAL := --nbval -p no:cacheprovider --nbval-sanitize-with tests/sanitize.cfg --nbval-kernel-startup-timeout 300
 
 .PHONY: book slides test lint unit sklearn homework homework-default homework-prescott load release \
-        book-clean portability student-book nbgrader student-test browser pythons chromium bubblewrap \
+        book-clean portability student-book nbgrader student-test browser pythons \
+        other-pythons route chromium bubblewrap \
         poppler pdf student-pdf pdf-test bench clean wheel side side-teacher side-student
 
 # Before any install, `make book`/`make test` stop with one line when the interpreter (the
@@ -108,15 +109,14 @@ book: $(VENV)/.installed-book
 ## the blocks each chapter marks (booktools.sphinxext.slides): every HTML build writes them
 slides: book
 
-## make test: all test layers, in order. The homework layer runs inside load (beside two
-## busy processes: a teacher's busy laptop), not a second time on a quiet machine.
-## book-clean builds the book (from nothing) once; the layers after it read that build.
-## The run's temporary files go to a fresh folder of its own (TMPDIR), removed at the end:
-## two runs on one machine never meet there.
+## make test: all test layers (tests/layers.sh). A chain of layers in order; beside it, at
+## the lowest CPU priority, the other Pythons from the start and the route without make
+## once book-clean has built the book (from nothing; the layers after it read that build).
+## The homework layer runs inside load (beside two busy processes: a teacher's busy
+## laptop), not a second time on a quiet machine. The run's temporary files go to a fresh
+## folder of its own (TMPDIR), removed at the end: two runs on one machine never meet there.
 test: $(VENV)/.installed-dev
-	@export TMPDIR="$$(mktemp -d -t lincls-test-XXXXXX)" && trap 'rm -rf "$$TMPDIR"' EXIT && \
-	$(MAKE) --no-print-directory lint unit load release nbgrader book-clean portability \
-	  side publishing pdf-test browser pythons
+	@export TMPDIR="$$(mktemp -d -t lincls-test-XXXXXX)" && MAKE="$(MAKE)" bash tests/layers.sh
 
 ## side: the layers that keep about one core busy (Chromium printing a PDF, one pytest
 ## process, pip), as two tracks side by side on two cores: the teacher edition's PDF, the
@@ -225,18 +225,20 @@ book-clean:
 wheel: $(VENV)/.installed-dev
 	$(BIN)/pytest -m wheel --timeout 1800 tests/test_wheel.py
 
-## portability: every chapter under three OpenBLAS kernels this CPU runs (its default, as
-## the build ran it: read from the build's execution cache; Prescott; one more with two BLAS
-## threads and numba's generic CPU), in parallel: each must run, and its prose numbers must
-## read the same (declared timings aside); the homework passes nbval under the third
-## (tests/test_portability.py)
+## portability: every chapter under two OpenBLAS kernels this CPU runs (its default, as the
+## build ran it: read from the build's execution cache; and Prescott), in parallel: each must
+## run, and its prose numbers must read the same (declared timings aside). The homework
+## passes nbval under a third kernel with two BLAS threads and numba's generic CPU, the one
+## in which make browser's JupyterLab runs every chapter and compares its prose numbers with
+## the build's (tests/test_portability.py)
 portability:
 	$(BIN)/pytest -m portability --timeout 3600 tests/test_portability.py
 
 ## make browser: the built site (and the student site, after student-book) in headless
-## Chromium with axe-core, keyboard and dark-mode checks, and the Binder path in JupyterLab
-## (every page's download menu links the book's PDF: `make pdf` runs first if the site has
-## none). Two pytest workers share the tests, the JupyterLab chapters (the longest) first;
+## Chromium with axe-core, keyboard and dark-mode checks, and the Binder path in JupyterLab,
+## whose kernels run in the portability layer's third environment and must show the build's
+## prose numbers. Every page's download menu links the book's PDF: `make pdf` runs first if
+## the site has none. Two pytest workers share the tests, the JupyterLab chapters first;
 ## each worker has one Chromium and, once it takes a chapter, one JupyterLab.
 browser: $(VENV)/.installed-dev $(VENDOR)/.installed chromium _build/html/$(PDF)
 	$(BIN)/pytest -m browser -n 2 --dist load --timeout 600 --durations 25 \
@@ -248,9 +250,16 @@ _build/html/$(PDF):
 ## make pythons: a fresh venv on every other supported Python found (lincls tests, one
 ## chapter), the one-line refusal of older ones, and the README's route without make. One
 ## pytest process: the long parts run as background jobs, all started at once (see
-## tests/test_pythons.py)
+## tests/test_pythons.py). make other-pythons and make route are its two parts.
+PYTHONS := $(BIN)/pytest -m pythons -v -rs --timeout 7200 tests/test_pythons.py
 pythons: $(VENV)/.installed-dev
-	$(BIN)/pytest -m pythons -v -rs --timeout 3600 tests/test_pythons.py
+	$(PYTHONS)
+
+other-pythons: $(VENV)/.installed-dev
+	$(PYTHONS) -k "not test_readme_route_without_make"
+
+route: $(VENV)/.installed-dev
+	$(PYTHONS) -k test_readme_route_without_make
 
 bench: $(VENV)/.installed-dev
 	$(PY) -m benchmarks

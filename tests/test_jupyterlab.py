@@ -19,7 +19,11 @@ and then shows:
   resolve with a title ("Citation Not Found", "Cross Reference Not Found"); there must be
   none (``postBuild`` puts the website's resolved text in place of the roles, see
   ``tools/booktools/sphinxext/xrefs.py``), and a citation links its entry in the
-  notebook's references.
+  notebook's references;
+- the same prose numbers as the website: JupyterLab's kernels run in the portability
+  layer's third environment (another OpenBLAS kernel, two BLAS threads, numba's generic
+  CPU: ``tests/test_portability.py``), and every ``{eval}`` of a chapter must show what
+  the build's run shows (declared timings aside), as that layer compares its other two.
 
 JupyterLab boots once per pytest worker (about 5 s): the worker's first page is opened
 by loading its launch URL; each later one in the same JupyterLab by the command that URL
@@ -48,6 +52,7 @@ from urllib.parse import unquote
 
 import jupytext
 import pytest
+import test_portability as portability
 import yaml
 from chromium import TIMEOUT_MS, require_chromium
 
@@ -82,6 +87,11 @@ UNRESOLVED = r"""panel => [...document.querySelectorAll(panel + ' .jp-MarkdownCe
     .filter(e => /not found|unknown|could not|unresolved/i.test(e.title))
     .map(e => e.title + ': ' + e.textContent.slice(0, 100))"""
 CITATIONS = f'{PANEL} .jp-MarkdownCell a[href^="#cite-"]'
+# what jupyterlab-myst keeps of each markdown cell's inline expressions once it evaluated
+# them: [{expression, result}], result as the kernel replied (status, data, metadata)
+USER_EXPRESSIONS = """() => [...jupyterapp.shell.widgets('main')][0].content.widgets
+    .filter(cell => cell.model.type === 'markdown')
+    .map(cell => cell.model.getMetadata('user_expressions') || [])"""
 
 pytestmark = pytest.mark.browser
 
@@ -124,11 +134,19 @@ def server_url(runtime, pid):
         raise ValueError(f"{info}: not written yet") from exc
 
 
+@pytest.fixture(scope="session")
+def lab_environment(tmp_path_factory):
+    """The portability layer's third environment (an Env), for JupyterLab."""
+    env, _ = portability.third_environment(tmp_path_factory.mktemp("third"))
+    return env
+
+
 @pytest.fixture(scope="session")  # a pytest worker keeps it while it takes other tests too
-def lab(tmp_path_factory):
-    """A JupyterLab server as on Binder; yields (base URL, token); stopped even on failure."""
+def lab(tmp_path_factory, lab_environment):
+    """A JupyterLab server as on Binder, its kernels in the third environment; yields (base
+    URL, token); stopped even on failure."""
     home = tmp_path_factory.mktemp("jupyter")
-    env = dict(os.environ, PATH=f"{BIN}{os.pathsep}{os.environ['PATH']}",
+    env = dict(lab_environment.vars, PATH=f"{BIN}{os.pathsep}{os.environ['PATH']}",
                JUPYTER_CONFIG_DIR=str(home / "config"), JUPYTER_DATA_DIR=str(home / "data"),
                JUPYTER_RUNTIME_DIR=str(home / "runtime"),
                JUPYTERLAB_SETTINGS_DIR=str(home / "settings"),
@@ -319,6 +337,30 @@ def painted(page):
         .then(() => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r))))""")
 
 
+def same_prose_as_the_build(page, chapter, env):
+    """Every {eval} of the chapter shows in JupyterLab (its kernel in `env`) what the
+    build's run shows, read from the build's execution cache (declared timings aside)."""
+    path = ROOT / chapter
+    built = portability.build_run(path)
+    if built is None:
+        pytest.fail(f"{chapter}: the build's execution cache has no run of the chapter as it "
+                    "is: build the book first (make book)")
+    lab_run = portability.Run(env.name)
+    for cell in page.evaluate(USER_EXPRESSIONS):
+        for item in cell:
+            shown = portability.shown([item["result"]])
+            lab_run.prose.setdefault(item["expression"], []).append(shown)
+    counts = {run.env: {e: len(v) for e, v in run.prose.items()} for run in (built, lab_run)}
+    assert counts[env.name] == counts["default"], (
+        f"{chapter}: JupyterLab evaluated other inline expressions than the build "
+        f"(expression: times): {counts}")
+    measured, _ = portability.declared_measured(jupytext.read(path))
+    rows = portability.differing_prose([built, lab_run], measured)
+    assert rows == [], (f"{chapter}: prose differs from the build's (declare a timing in the "
+                        "front matter's 'measured'):\n"
+                        + portability.table(("expression", "default (the build)", env.name), rows))
+
+
 def answer_a_quiz(quiz, chapter):
     """The quizzes (lincls.quiz) work in JupyterLab once their cells ran (the output is then
     trusted, so its script runs): the first question answered wrong, then right."""
@@ -340,7 +382,7 @@ def answer_a_quiz(quiz, chapter):
 
 
 @pytest.mark.parametrize("chapter", chapters())
-def test_chapter_reads_as_a_notebook(lab, lab_window, chapter):
+def test_chapter_reads_as_a_notebook(lab, lab_window, lab_environment, chapter):
     base, token = lab
     name = "lab_" + Path(chapter).stem
     try:
@@ -405,6 +447,8 @@ def test_chapter_reads_as_a_notebook(lab, lab_window, chapter):
                                   + "\n".join(unresolved))
         assert dialogs.count() == 0, f"{chapter}: a dialog is open: {dialogs.first.inner_text()}"
         assert lab_window.outside == [], f"requests outside the local server: {lab_window.outside}"
+        if ROOT / chapter in portability.CHAPTERS:
+            same_prose_as_the_build(page, chapter, lab_environment)
         quizzes = page.locator(f"{PANEL} .lincls-quiz")
         if quizzes.count():
             answer_a_quiz(quizzes.first, chapter)

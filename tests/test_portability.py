@@ -1,8 +1,10 @@
 """The portability layer (``make portability``): the book says the same thing on every CPU.
 
 DESIGN §9: OpenBLAS picks its kernels per CPU, numba compiles for the host, and a reader's
-JupyterLab may use several BLAS threads; no sentence of the book may depend on that. This
-layer compares every chapter of ``_toc.yml`` in three environments:
+JupyterLab may use several BLAS threads; no sentence of the book may depend on that. Every
+chapter of ``_toc.yml`` is compared in three environments, two of them here, the third in
+JupyterLab (``tests/test_jupyterlab.py`` runs every chapter there anyway, and compares its
+prose with the build's as this layer does, with :func:`differing_prose`):
 
 - ``default``: the OpenBLAS kernel this CPU gets, one BLAS thread: the build's own run
   (``make test`` builds the book just before), read from the build's execution cache
@@ -12,7 +14,8 @@ layer compares every chapter of ``_toc.yml`` in three environments:
 - a third: the first kernel of ``OTHER_KERNELS`` that this CPU runs and that OpenBLAS reports
   as neither of the two above, two BLAS threads (a reader's JupyterLab), and
   ``NUMBA_CPU_NAME=generic``. A kernel whose instructions the CPU lacks dies with SIGILL: a
-  tiny matmul in a subprocess finds out, and a line says that kernel is skipped.
+  tiny matmul in a subprocess finds out, and a line says that kernel is skipped. The
+  JupyterLab of the browser layer runs in it (:func:`third_environment`).
 
 A chapter runs as the build runs it (myst-nb's inline execution, cwd ``book/``): each
 ``{eval}`` role is evaluated in the kernel when its markdown cell is reached, and rendered
@@ -30,9 +33,9 @@ its first differing line): the policy binds the prose, and the notes point at pr
 digits that had better be shown as bounds.
 
 The homework's stored outputs pass nbval in the third environment (``make homework`` runs
-nbval under the default kernel and Prescott). All runs (environments x chapters, and one
-nbval per homework) share one pool of a worker per core and one more (as the build), the
-slowest first. Each environment has its own scratch directories under the test's temporary
+nbval under the default kernel and Prescott). All runs (every chapter under Prescott, and
+one nbval per homework) share one pool of a worker per core and one more (as the build),
+the slowest first. Each environment has its own scratch directories under the test's temporary
 directory; Jupyter's user directories are temporary too.
 """
 
@@ -195,6 +198,15 @@ async def environments(scratch, say):
                 f"NUMBA_CPU_NAME=generic")
     assert third is not None, f"no kernel of {OTHER_KERNELS} runs here besides the first two"
     return [default, prescott, third]
+
+
+def third_environment(scratch):
+    """The third environment (its scratch directories under `scratch`), and the lines that
+    say how it was chosen: for a process outside this layer (JupyterLab's kernels)."""
+    lines = []
+    with no_core_dumps():
+        *_, third = asyncio.run(environments(scratch, lines.append))
+    return third, lines
 
 
 @dataclass
@@ -400,20 +412,23 @@ def say(config, line):
 class Layer:
     """The environments, and every run."""
     envs: list
-    runs: dict  # path -> its runs, one per environment (homework: the third only)
+    runs: dict  # path -> its runs: a chapter default and Prescott, a homework the third
 
 
 async def run_layer(scratch, say):
-    """Every chapter in every environment and nbval in the third, in one pool."""
+    """Every chapter in the default environment (where the build's cache lacks it) and under
+    Prescott, and nbval on the homework in the third, in one pool."""
     start = time.perf_counter()
     envs = await environments(scratch, say)
     built = {p: build_run(p) for p in CHAPTERS}  # the default environment's, where it can
     say(f"portability: default: {sum(r is not None for r in built.values())} of "
-        f"{len(CHAPTERS)} chapters read from the build's execution cache, the others run")
+        f"{len(CHAPTERS)} chapters read from the build's execution cache, the others run; "
+        f"{envs[2].name}: the chapters run in JupyterLab (make browser), the homework here")
     heavy = sorted((p for p in CHAPTERS if p.stem in HEAVY), key=lambda p: HEAVY.index(p.stem))
     rest = [p for p in CHAPTERS if p.stem not in HEAVY]
-    jobs = ([(p, e) for p in heavy for e in envs] + [(p, envs[2]) for p in HOMEWORK]
-            + [(p, e) for p in rest for e in envs])
+    chapter_envs = envs[:2]
+    jobs = ([(p, e) for p in heavy for e in chapter_envs] + [(p, envs[2]) for p in HOMEWORK]
+            + [(p, e) for p in rest for e in chapter_envs])
     jobs = [(p, e) for p, e in jobs if not (e is envs[0] and built.get(p))]
     workers = read_jobs("auto")
     runner = {".md": run_chapter, ".ipynb": run_nbval}
@@ -432,7 +447,7 @@ def report(layer, wall, workers, say):
     done = [(path, run) for path in runs for run in runs[path] if not run.cached]
     slowest = sorted(((run.seconds, path.stem, run.env) for path, run in done), reverse=True)
     total = sum(run.seconds for _, run in done)
-    say(f"portability: {len(done)} runs ({len(envs)} environments x {len(CHAPTERS)} chapters, "
+    say(f"portability: {len(done)} runs (2 environments x {len(CHAPTERS)} chapters, "
         f"less those read from the cache, and nbval on {len(HOMEWORK)} homework) in "
         f"{wall:.0f} s wall ({total:.0f} s of runs) on {workers} "
         "workers; slowest: "
@@ -452,7 +467,7 @@ def report(layer, wall, workers, say):
     for line in failed:
         say(f"portability: FAILED {line}")
     if rows:
-        header = ("chapter", "expression", *(env.name for env in envs))
+        header = ("chapter", "expression", *(env.name for env in envs[:2]))
         say(f"portability: prose that differs between environments:\n{table(header, rows)}")
 
 

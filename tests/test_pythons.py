@@ -13,6 +13,9 @@ The long parts (each Python's venv and tests, the route's install and build) are
 together, as background jobs, by the first test that needs one (:func:`jobs`); each test
 then waits for its own. They keep both cores busy to the end, where pytest workers, one
 test each, left one core idle while the last Python ran alone (836 s, then 2 workers).
+``make test`` runs this file in two parts beside its other layers, at the lowest CPU
+priority (``tests/layers.sh``): the other Pythons (``make other-pythons``) and the route
+(``make route``); a part starts only the jobs of the tests it selects.
 """
 
 import json
@@ -108,8 +111,10 @@ def test_lincls_tests_are_most_of_the_unit_tests():
 class Job:
     """A bash script started at once in the background, its output kept in a log file."""
 
-    #: generous: a job installs a venv and runs a test suite, three jobs on two cores
-    TIMEOUT = 3600
+    #: generous: a job installs a venv and runs a test suite, three jobs on two cores; in
+    #: `make test` at the lowest CPU priority beside the other layers, which may leave it
+    #: no CPU for the hour they take (tests/layers.sh)
+    TIMEOUT = 7200
 
     def __init__(self, script, log, **kwargs):
         self.log = log
@@ -139,36 +144,39 @@ def python_job(exe, tmp):
     py = str(tmp / "venv" / "bin" / "python")
     # --no-compile: pip would byte-compile every installed module (40 of its 67 CPU seconds
     # here, measured); the tests compile the modules they import, as Python does
-    commands = [
-        [exe, "-m", "venv", str(tmp / "venv")],
-        [py, "-m", "pip", "install", "--quiet", "--disable-pip-version-check", "--no-compile",
-         "-r", "requirements.txt", "-r", "requirements-dev.txt"],
+    lines = [
+        shlex.join([exe, "-m", "venv", str(tmp / "venv")]),
+        shlex.join([py, "-m", "pip", "install", "--quiet", "--disable-pip-version-check",
+                    "--no-compile", "-r", "requirements.txt", "-r", "requirements-dev.txt"]),
+        shlex.join([py, "-c", "import sys; print(sys.version_info[1])"])
+        + " > " + shlex.quote(str(tmp / "minor.txt")),
         # the lincls tests (`make unit` less the book's machinery), then one chapter
-        [py, "-m", "pytest", "-x", "-q", "-p", "no:cacheprovider", "lincls", *lincls_tests()],
-        [py, "-m", "jupytext", "--to", "ipynb", "--execute", "book/perceptron.md",
-         "-o", str(tmp / "perceptron.ipynb")],
+        shlex.join([py, "-m", "pytest", "-x", "-q", "-p", "no:cacheprovider", "lincls",
+                    *lincls_tests()]),
+        shlex.join([py, "-m", "jupytext", "--to", "ipynb", "--execute", "book/perceptron.md",
+                    "-o", str(tmp / "perceptron.ipynb")]),
     ]
-    lines = list(map(shlex.join, commands))
-    lines.insert(2, shlex.join([py, "-c", "import sys; print(sys.version_info[1])"])
-                 + " > " + shlex.quote(str(tmp / "minor.txt")))
     return Job("\n".join(lines), tmp / "log.txt", cwd=ROOT)
 
 
 @pytest.fixture(scope="session")
-def jobs(tmp_path_factory):
-    """The long jobs of this file, all started now: ``{minor: job}`` for every other
-    supported Python found, and ``{"route": (job, clone, env, seeded)}``."""
+def jobs(request, tmp_path_factory):
+    """The long jobs of the tests selected, all started now: ``{minor: job}`` for every
+    other supported Python found, and ``{"route": job}``."""
+    selected = {item.originalname for item in request.session.items}
     started = {}
-    for minor in range(PY_MIN, PY_MAX + 1):
-        exe = find_python(minor)
-        if minor != sys.version_info[1] and exe is not None:
-            started[minor] = python_job(exe, tmp_path_factory.mktemp(f"python3.{minor}"))
-    started["route"] = route_job(tmp_path_factory.mktemp("route"))
+    if "test_supported_python" in selected:
+        for minor in range(PY_MIN, PY_MAX + 1):
+            exe = find_python(minor)
+            if minor != sys.version_info[1] and exe is not None:
+                started[minor] = python_job(exe, tmp_path_factory.mktemp(f"python3.{minor}"))
+    if "test_readme_route_without_make" in selected:
+        started["route"] = route_job(tmp_path_factory.mktemp("route"))
     try:
         yield started
     finally:
         for job in started.values():
-            (job[0] if isinstance(job, tuple) else job).stop()
+            job.stop()
 
 
 @pytest.mark.parametrize("minor", range(PY_MIN, PY_MAX + 1))
@@ -204,7 +212,8 @@ def test_windows_route_is_the_same_commands():
 
 def route_job(tmp_path):
     """The README's commands but the last (which starts JupyterLab), as written, in a fresh
-    clone: ``(job, clone, env, seeded)``."""
+    clone: a Job, with the clone, its environment and whether the clone was seeded with the
+    build's execution cache as attributes."""
     base_bin = Path(sys.base_prefix) / "bin"  # this machine's python3, not our venv's
     commands = readme_block("posix")
     clone = tmp_path / "textbook"
@@ -229,15 +238,17 @@ def route_job(tmp_path):
         env["PIP_CACHE_DIR"] = str(Path.home() / ".cache" / "pip")
     # Every command but the last, as one bash script that stops at the first failure.
     job = Job("\n".join(commands[:-1]) + "\n", tmp_path / "log.txt", cwd=clone, env=env)
-    return job, clone, env, seeded
+    job.clone, job.env, job.seeded = clone, env, seeded
+    return job
 
 
 def test_readme_route_without_make(jobs):
     """The README's macOS/Linux commands, exactly as written, in a fresh clone."""
     commands = readme_block("posix")
     assert commands[-1] == "jupyter lab", "the route ends by starting JupyterLab"
-    job, clone, env, seeded = jobs["route"]
+    job = jobs["route"]
     job.wait()
+    clone, env, seeded = job.clone, job.env, job.seeded
     tmp_path = clone.parent
     assert (clone / "_build" / "html" / "book" / "perceptron.html").exists()
     if seeded:
