@@ -7,7 +7,8 @@
 # about 90 % busy; a lane takes what it leaves idle, and almost nothing more (a nice-19
 # process gets about 1.5 % of a core that a nice-0 process wants). A lane's output is
 # printed whole once the chain has ended and the lane with it; if the chain fails, the
-# lanes are stopped with SIGINT (pytest then tears its fixtures down: their jobs end too).
+# lanes are stopped with SIGTERM (a background job ignores SIGINT; tests/test_pythons.py
+# turns SIGTERM into an interrupt, so that pytest tears its fixtures down, jobs and all).
 set -uo pipefail
 make=(${MAKE:-make} --no-print-directory)
 pids=() logs=()
@@ -19,7 +20,7 @@ lane() {  # lane TARGET: `make TARGET` at nice 19, in a session of its own, into
 }
 
 stop() {
-  for pid in "${pids[@]}"; do kill -INT -- "-$pid" 2>/dev/null; done
+  for pid in "${pids[@]}"; do kill -TERM -- "-$pid" 2>/dev/null; done
   wait
   rm -rf "$TMPDIR"
 }

@@ -172,9 +172,15 @@ def jobs(request, tmp_path_factory):
                 started[minor] = python_job(exe, tmp_path_factory.mktemp(f"python3.{minor}"))
     if "test_readme_route_without_make" in selected:
         started["route"] = route_job(tmp_path_factory.mktemp("route"))
+
+    def interrupted(signum, frame):  # SIGTERM (make test stops a lane so) as Ctrl-C: pytest
+        raise KeyboardInterrupt(f"signal {signum}")  # then tears this fixture down
+
+    previous = signal.signal(signal.SIGTERM, interrupted)
     try:
         yield started
     finally:
+        signal.signal(signal.SIGTERM, previous)
         for job in started.values():
             job.stop()
 
