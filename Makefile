@@ -109,9 +109,9 @@ book: $(VENV)/.installed-book
 ## the blocks each chapter marks (booktools.sphinxext.slides): every HTML build writes them
 slides: book
 
-## make test: all test layers (tests/layers.sh). A chain of layers in order; beside it, at
-## the lowest CPU priority, the other Pythons from the start and the route without make
-## once book-clean has built the book (from nothing; the layers after it read that build).
+## make test: all test layers (tests/layers.sh). A chain of layers in order; beside it, to
+## use the CPU the chain leaves idle, the other Pythons from the start and the route without
+## make once book-clean has built the book (from nothing; the layers after it read that build).
 ## The homework layer runs inside load (beside two busy processes: a teacher's busy
 ## laptop), not a second time on a quiet machine. The run's temporary files go to a fresh
 ## folder of its own (TMPDIR), removed at the end: two runs on one machine never meet there.
@@ -251,7 +251,7 @@ _build/html/$(PDF):
 ## chapter), the one-line refusal of older ones, and the README's route without make. One
 ## pytest process: the long parts run as background jobs, all started at once (see
 ## tests/test_pythons.py). make other-pythons and make route are its two parts.
-PYTHONS := $(BIN)/pytest -m pythons -v -rs --timeout 7200 tests/test_pythons.py
+PYTHONS := $(BIN)/pytest -m pythons -v -rs --timeout 3600 tests/test_pythons.py
 pythons: $(VENV)/.installed-dev
 	$(PYTHONS)
 

@@ -13,9 +13,9 @@ The long parts (each Python's venv and tests, the route's install and build) are
 together, as background jobs, by the first test that needs one (:func:`jobs`); each test
 then waits for its own. They keep both cores busy to the end, where pytest workers, one
 test each, left one core idle while the last Python ran alone (836 s, then 2 workers).
-``make test`` runs this file in two parts beside its other layers, at the lowest CPU
-priority (``tests/layers.sh``): the other Pythons (``make other-pythons``) and the route
-(``make route``); a part starts only the jobs of the tests it selects.
+``make test`` runs this file in two parts beside its other layers (``tests/layers.sh``): the
+other Pythons (``make other-pythons``) and the route (``make route``); a part starts only
+the jobs of the tests it selects.
 """
 
 import json
@@ -32,6 +32,8 @@ import urllib.request
 from pathlib import Path
 
 import pytest
+
+from booktools.kernels import STARTUP_TIMEOUT
 
 ROOT = Path(__file__).resolve().parents[1]
 pytestmark = pytest.mark.pythons
@@ -111,10 +113,9 @@ def test_lincls_tests_are_most_of_the_unit_tests():
 class Job:
     """A bash script started at once in the background, its output kept in a log file."""
 
-    #: generous: a job installs a venv and runs a test suite, three jobs on two cores; in
-    #: `make test` at the lowest CPU priority beside the other layers, which may leave it
-    #: no CPU for the hour they take (tests/layers.sh)
-    TIMEOUT = 7200
+    #: generous: a job installs a venv and runs a test suite, three jobs on two cores, in
+    #: `make test` beside the other layers too (tests/layers.sh)
+    TIMEOUT = 3600
 
     def __init__(self, script, log, **kwargs):
         self.log = log
@@ -139,6 +140,14 @@ class Job:
             self.process.wait()
 
 
+#: Execute a chapter (argv: the chapter, the notebook to write, the kernel's start-up
+#: timeout); `jupytext --execute` would give the kernel nbclient's default 60 s to start
+EXECUTE = ("import sys, jupytext, nbclient\n"
+           "nb = jupytext.read(sys.argv[1])\n"
+           "nbclient.NotebookClient(nb, timeout=None, startup_timeout=int(sys.argv[3])).execute()\n"
+           "jupytext.write(nb, sys.argv[2])")
+
+
 def python_job(exe, tmp):
     """A fresh venv on ``exe`` in ``tmp``: install, lincls tests, one chapter executed."""
     py = str(tmp / "venv" / "bin" / "python")
@@ -153,8 +162,8 @@ def python_job(exe, tmp):
         # the lincls tests (`make unit` less the book's machinery), then one chapter
         shlex.join([py, "-m", "pytest", "-x", "-q", "-p", "no:cacheprovider", "lincls",
                     *lincls_tests()]),
-        shlex.join([py, "-m", "jupytext", "--to", "ipynb", "--execute", "book/perceptron.md",
-                    "-o", str(tmp / "perceptron.ipynb")]),
+        shlex.join([py, "-c", EXECUTE, "book/perceptron.md", str(tmp / "perceptron.ipynb"),
+                    str(STARTUP_TIMEOUT)]),
     ]
     return Job("\n".join(lines), tmp / "log.txt", cwd=ROOT)
 
@@ -278,7 +287,7 @@ def test_readme_route_without_make(jobs):
     # the server writes the port it took into its runtime directory, under the fresh HOME
     runtime = Path(env["HOME"]) / ".local" / "share" / "jupyter" / "runtime"
     try:
-        deadline = time.monotonic() + 120
+        deadline = time.monotonic() + STARTUP_TIMEOUT  # as every server and kernel start
         while True:
             try:
                 info = json.loads(next(runtime.glob("jpserver-*.json")).read_text())
