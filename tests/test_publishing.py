@@ -189,18 +189,21 @@ def make_targets():
 
 
 def make_test_layers():
-    """The targets `make test` runs, in order; a layer that only runs other targets
-    (`side`: two tracks side by side) is followed by those."""
+    """The targets `make test` runs: those of tests/layers.sh, the chain's and the lanes',
+    in its order; a layer that only runs other targets (`side`: two tracks side by side) is
+    followed by those."""
     text = (ROOT / "Makefile").read_text()
-    recipe = re.search(r"^test:.*\n(?:.*\\\n)*?.*?\$\(MAKE\) --no-print-directory ((?:.*\\\n)*.*)",
-                       text, re.M)
+    assert re.search(r"^test:.*\n\t.*\bbash tests/layers\.sh$", text, re.M)
+    script = (ROOT / "tests" / "layers.sh").read_text()
+    runs = re.findall(r'^(?:"\$\{make\[@\]\}" ([\w -]+) \|\| exit|lane ([\w-]+))$', script, re.M)
 
     def expand(target):
         runs = re.search(rf"^{re.escape(target)}:.*\n\t\$\(MAKE\) --no-print-directory "
                          r"(?:-\S+ )*([\w -]+)$", text, re.M)  # options (-j2 ...), targets
         return [target] + ([t for name in runs[1].split() for t in expand(name)] if runs else [])
 
-    return [t for layer in recipe[1].replace("\\\n", " ").split() for t in expand(layer)]
+    return [t for chain, lane in runs for layer in (chain or lane).split()
+            for t in expand(layer)]
 
 
 #: what these tests (here and in test_adoption.py) run themselves, beside make test's layers
