@@ -157,6 +157,9 @@ def offline_context(browser, server, **options):
     context = browser.new_context(**{"viewport": {"width": 1280, "height": 900}, **options})
     context.set_default_timeout(TIMEOUT_MS)
     context.route("**/*", handle)
+    # every page opens in the theme's default mode: the theme keeps a mode the switch chose
+    # (a dark-mode check on another page of this context) in localStorage
+    context.add_init_script("localStorage.removeItem('mode'); localStorage.removeItem('theme')")
     try:
         yield context, problems
     finally:
@@ -387,6 +390,8 @@ def links(page, server, name):
 
 @pytest.mark.parametrize("name", site_pages() if HTML.exists() else ["index"])
 def test_page(offline, server, name):
+    """One visit, every check of the page; on a numbered chapter its quizzes too (see
+    quiz_checks and dark_quizzes)."""
     page, problems = open_page(offline, server, name)
     try:
         found = typeset(page) + images(page) + widgets(page) + animations(page)
@@ -395,8 +400,11 @@ def test_page(offline, server, name):
             SCREENSHOTS.mkdir(parents=True, exist_ok=True)
             page.evaluate("() => window.scrollTo(0, 0)")
             page.screenshot(path=SCREENSHOTS / (name.replace("/", "_") + ".png"))
+        if name in numbered_chapters():
+            found += quiz_checks(page, name) + dark_quizzes(page, name)
         found += dropdowns(page) + links(page, server, name)
-        found += alt_texts(page, name) + axe(page, name)  # with the dropdowns open
+        # with the dropdowns open (the quizzes' "Show the answer" too) and their feedback shown
+        found += alt_texts(page, name) + axe(page, name)
         found += problems
     finally:
         page.close()
@@ -909,7 +917,7 @@ def quiz_features(path):
 @functools.cache
 def axe_chapters():
     """Chapters whose quizzes show, together, every feature (`quiz_features`) that any
-    chapter's quizzes show, picked greedily: test_quizzes runs axe on theirs."""
+    chapter's quizzes show, picked greedily: test_page runs axe on theirs in dark mode."""
     left = {name: quiz_features(HTML / f"{name}.html") for name in numbered_chapters()}
     wanted, picked = set().union(*left.values()), []
     while wanted:
@@ -989,64 +997,74 @@ def far_from(key):
     return repr(2 * max(abs(v) for v in values) + 10 * key["tol"] + 1)
 
 
-@pytest.mark.parametrize("name", numbered_chapters() if HTML.exists() else ["book/perceptron"])
-def test_quizzes(offline, server, name):
+def quiz_checks(page, name):
     """Every question of the chapter answered wrong (every wrong option, every trap, a
     number far off, no number) and right: the feedback says whether it is right and shows
     the page's explanation of that very answer. The first answer to each question is given
     with the keyboard (Tab to Check, Enter), the others are set in the page and checked
-    with one call. Then, on the chapters of `axe_chapters` (and the screenshot's), axe on
-    the quizzes, with their feedback shown, in light and in dark mode."""
-    page, problems = open_page(offline, server, name)
+    with one call. The feedback stays shown, for test_page's axe; what is wrong, a line
+    each."""
     found = []
-    try:
-        found += typeset(page)
-        blocks, keys = page.locator(".lincls-quiz"), quizzes(HTML / f"{name}.html")
-        assert blocks.count() == len(keys)
-        for b, block_keys in enumerate(keys):
-            for i, key in enumerate(block_keys):
-                q = blocks.nth(b).locator(f'.lincls-quiz-q[data-index="{i}"]')
-                where = f"{name}, quiz {b + 1}, question {i + 1}"
-                tries = []  # (answer, expected start, feedback item)
-                if key["kind"] == "choice":
-                    tries = [(j, "Correct." if right else "Not yet.", str(j))
-                             for j, right in enumerate(key["correct"])]
-                elif key["kind"] == "many":
-                    tries = [([c != (j == k) for k, c in enumerate(key["correct"])],
-                              "Not yet.", str(j)) for j in range(len(key["correct"]))]
-                    tries.append((key["correct"], "Correct.", "0"))
-                else:
-                    tries = [(repr(v), "Not yet.", f"trap{j}") for j, (v, _) in
-                             enumerate(key["traps"])]
-                    tries += [(far_from(key), "Not yet.", "wrong"), ("not a number", "", None),
-                              (repr(key["answer"]), "Correct.", "right")]
-                    if "decimals" in key:  # the answer as the question asks for it
-                        rounded = f"{key['answer']:.{key['decimals']}f}".replace("-", "\u2212")
-                        tries.append((rounded, "Correct.", "right"))
-                # the first answer with the keyboard; the others set in the page at once
-                answer, _, item = tries[0]
-                seen = [(answer_and_check(page, q, key, answer),
-                         feedback_of(q, item) if item else "Enter a number")]
-                seen += page.evaluate(CHECK_ANSWERS, [b, i, key["kind"], tries[1:]])
-                found += [f"{where}: answered {answer!r}, the feedback is {said!r}; "
-                          f"expected {start!r} and {want!r}"
-                          for (answer, start, _), (said, want) in zip(tries, seen, strict=True)
-                          if not said.startswith(start) or want not in said]
-        screenshot = name == numbered_chapters()[2]
-        if name in axe_chapters() or screenshot:
-            context = {"include": [".lincls-quiz"]}
-            found += axe(page, name + " (quizzes)", context)
-            for _ in range(3):  # the theme's switch cycles through its modes
-                if page.evaluate("() => document.documentElement.dataset.theme") == "dark":
-                    break
-                page.locator(".theme-switch-button").first.click()
-            assert page.evaluate("() => document.documentElement.dataset.theme") == "dark"
-            found += axe(page, name + " (quizzes, dark)", context)
-        if screenshot:
-            SCREENSHOTS.mkdir(parents=True, exist_ok=True)
-            blocks.first.scroll_into_view_if_needed()
-            blocks.first.screenshot(path=SCREENSHOTS / "quiz_dark.png")
-        found += problems
-    finally:
-        page.close()
-    assert found == [], "\n".join(found)
+    blocks, keys = page.locator(".lincls-quiz"), quizzes(HTML / f"{name}.html")
+    if blocks.count() != len(keys):
+        return [f"{name}: {blocks.count()} quizzes on the page, {len(keys)} in its file"]
+    for b, block_keys in enumerate(keys):
+        for i, key in enumerate(block_keys):
+            q = blocks.nth(b).locator(f'.lincls-quiz-q[data-index="{i}"]')
+            where = f"{name}, quiz {b + 1}, question {i + 1}"
+            tries = []  # (answer, expected start, feedback item)
+            if key["kind"] == "choice":
+                tries = [(j, "Correct." if right else "Not yet.", str(j))
+                         for j, right in enumerate(key["correct"])]
+            elif key["kind"] == "many":
+                tries = [([c != (j == k) for k, c in enumerate(key["correct"])],
+                          "Not yet.", str(j)) for j in range(len(key["correct"]))]
+                tries.append((key["correct"], "Correct.", "0"))
+            else:
+                tries = [(repr(v), "Not yet.", f"trap{j}") for j, (v, _) in
+                         enumerate(key["traps"])]
+                tries += [(far_from(key), "Not yet.", "wrong"), ("not a number", "", None),
+                          (repr(key["answer"]), "Correct.", "right")]
+                if "decimals" in key:  # the answer as the question asks for it
+                    rounded = f"{key['answer']:.{key['decimals']}f}".replace("-", "\u2212")
+                    tries.append((rounded, "Correct.", "right"))
+            # the first answer with the keyboard; the others set in the page at once
+            answer, _, item = tries[0]
+            seen = [(answer_and_check(page, q, key, answer),
+                     feedback_of(q, item) if item else "Enter a number")]
+            seen += page.evaluate(CHECK_ANSWERS, [b, i, key["kind"], tries[1:]])
+            found += [f"{where}: answered {answer!r}, the feedback is {said!r}; "
+                      f"expected {start!r} and {want!r}"
+                      for (answer, start, _), (said, want) in zip(tries, seen, strict=True)
+                      if not said.startswith(start) or want not in said]
+    return found
+
+
+def switch_theme(page, theme):
+    """Press the theme's switch (it cycles through its modes) until the page is `theme`."""
+    for _ in range(3):
+        if page.evaluate("() => document.documentElement.dataset.theme") == theme:
+            return True
+        page.locator(".theme-switch-button").first.click()
+    return page.evaluate("() => document.documentElement.dataset.theme") == theme
+
+
+def dark_quizzes(page, name):
+    """On the chapters of `axe_chapters` (and the screenshot's, the third numbered chapter):
+    axe on the quizzes, their feedback shown, in the theme's dark mode (test_page's axe sees
+    them in light mode); the screenshot ``_build/screenshots/quiz_dark.png``. The page is
+    light again at the end."""
+    screenshot = name == numbered_chapters()[2]
+    if name not in axe_chapters() and not screenshot:
+        return []
+    if not switch_theme(page, "dark"):
+        return [f"{name}: the theme's switch does not reach dark mode"]
+    found = axe(page, name + " (quizzes, dark)", {"include": [".lincls-quiz"]})
+    if screenshot:
+        SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+        blocks = page.locator(".lincls-quiz")
+        blocks.first.scroll_into_view_if_needed()
+        blocks.first.screenshot(path=SCREENSHOTS / "quiz_dark.png")
+    if not switch_theme(page, "light"):
+        found.append(f"{name}: the theme's switch does not come back to light mode")
+    return found

@@ -1,6 +1,6 @@
 """lincls.quiz: the questions it refuses, and the markup every reader's quiz is made of.
 
-The quizzes answered in a browser: tests/test_browser.py (test_quizzes)."""
+The quizzes answered in a browser: tests/test_browser.py (test_page, quiz_checks)."""
 
 import json
 import re
