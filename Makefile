@@ -125,11 +125,19 @@ test: $(VENV)/.installed-dev
 side: $(VENV)/.installed-dev $(VENDOR)/.installed chromium poppler
 	$(MAKE) --no-print-directory -j2 --output-sync=target side-teacher side-student
 
+# A track's targets one after the other, a make each: one make given all three would start
+# the next beside the first as soon as the other track's end freed a job slot (make's
+# jobserver), and student-test (or student-pdf) rebuilt _build/student/src under a
+# student-book still reading it (a CI run failed so)
 side-teacher:
-	$(MAKE) --no-print-directory pdf wheel sklearn
+	$(MAKE) --no-print-directory pdf
+	$(MAKE) --no-print-directory wheel
+	$(MAKE) --no-print-directory sklearn
 
 side-student:
-	$(MAKE) --no-print-directory student-book student-pdf student-test
+	$(MAKE) --no-print-directory student-book
+	$(MAKE) --no-print-directory student-pdf
+	$(MAKE) --no-print-directory student-test
 
 lint:
 	$(BIN)/ruff check .

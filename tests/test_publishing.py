@@ -197,10 +197,11 @@ def make_test_layers():
     script = (ROOT / "tests" / "layers.sh").read_text()
     runs = re.findall(r'^(?:"\$\{make\[@\]\}" ([\w -]+) \|\| exit|lane ([\w-]+))$', script, re.M)
 
-    def expand(target):
-        runs = re.search(rf"^{re.escape(target)}:.*\n\t\$\(MAKE\) --no-print-directory "
-                         r"(?:-\S+ )*([\w -]+)$", text, re.M)  # options (-j2 ...), targets
-        return [target] + ([t for name in runs[1].split() for t in expand(name)] if runs else [])
+    def expand(target):  # the targets of each `$(MAKE)` line of its recipe, in order
+        recipe = re.search(rf"^{re.escape(target)}:.*\n((?:\t.*\n)*)", text, re.M)
+        runs = re.findall(r"^\t\$\(MAKE\) --no-print-directory (?:-\S+ )*([\w -]+)$",
+                          recipe[1] if recipe else "", re.M)  # options (-j2 ...), targets
+        return [target] + [t for line in runs for name in line.split() for t in expand(name)]
 
     return [t for chain, lane in runs for layer in (chain or lane).split()
             for t in expand(layer)]
