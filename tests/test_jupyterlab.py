@@ -137,8 +137,7 @@ def server_url(runtime, pid):
 @pytest.fixture(scope="session")
 def lab_environment(tmp_path_factory):
     """The portability layer's third environment (an Env), for JupyterLab."""
-    env, _ = portability.third_environment(tmp_path_factory.mktemp("third"))
-    return env
+    return portability.third_environment(tmp_path_factory.mktemp("third"))
 
 
 @pytest.fixture(scope="session")  # a pytest worker keeps it while it takes other tests too

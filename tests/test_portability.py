@@ -201,12 +201,11 @@ async def environments(scratch, say):
 
 
 def third_environment(scratch):
-    """The third environment (its scratch directories under `scratch`), and the lines that
-    say how it was chosen: for a process outside this layer (JupyterLab's kernels)."""
-    lines = []
+    """The third environment (its scratch directories under `scratch`), for a process
+    outside this layer (JupyterLab's kernels); the layer's own lines say how it is chosen."""
     with no_core_dumps():
-        *_, third = asyncio.run(environments(scratch, lines.append))
-    return third, lines
+        *_, third = asyncio.run(environments(scratch, lambda line: None))
+    return third
 
 
 @dataclass
