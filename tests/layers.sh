@@ -11,7 +11,8 @@
 # that is busy with other work (tests/test_load.py). A lane's output is printed whole once
 # the chain has ended and the lane with it; if the chain fails, the lanes are stopped with
 # SIGTERM (a background job ignores SIGINT; tests/test_pythons.py turns SIGTERM into an
-# interrupt, so that pytest tears its fixtures down, jobs and all).
+# interrupt, so that pytest tears its fixtures down, jobs and all), and what they printed
+# until then is shown.
 set -uo pipefail
 make=(${MAKE:-make} --no-print-directory)
 pids=() logs=()
@@ -22,9 +23,20 @@ lane() {  # lane TARGET: `make TARGET` in the background, in a session of its ow
   pids+=("$!") logs+=("$TMPDIR/$1.log")
 }
 
-stop() {
+show() {  # wait for each lane and print its log; status 1 if one failed
+  local status=0 i
+  for i in "${!pids[@]}"; do
+    wait "${pids[$i]}" || status=1
+    echo "=== ${logs[$i]##*/}: beside the chain ==="
+    cat "${logs[$i]}"
+  done
+  pids=()
+  return "$status"
+}
+
+stop() {  # on any exit: stop the lanes still running, show what they printed, clean up
   for pid in "${pids[@]}"; do kill -TERM -- "-$pid" 2>/dev/null; done
-  wait
+  show
   rm -rf "$TMPDIR"
 }
 trap stop EXIT
@@ -33,11 +45,4 @@ lane other-pythons
 "${make[@]}" lint unit load release nbgrader book-clean || exit
 lane route
 "${make[@]}" portability side publishing pdf-test browser || exit
-
-status=0
-for i in "${!pids[@]}"; do
-  wait "${pids[$i]}" || status=1
-  echo "=== ${logs[$i]##*/}: beside the chain ==="
-  cat "${logs[$i]}"
-done
-exit "$status"
+show

@@ -248,3 +248,18 @@ def test_the_key_holds_what_requirements_installs(tmp_path):
     assert "ipywidgets" not in found  # an extra of lincls, not asked for
     (tmp_path / "requirements.txt").write_text("jupytext==1.18.1\nlincls[widgets]\n")
     assert "ipywidgets" in execution.book_distributions(tmp_path)  # lincls's extra
+
+
+def test_requirements_pin_everything_the_book_runs_on():
+    """requirements.txt pins every distribution the execution cache's key holds, at the
+    version installed here: an unpinned one that PyPI released between two installs would
+    make the second execute every chapter again (setuptools aside: the venv's own)."""
+    found = execution.book_distributions(ROOT)
+    pins = dict(line.split("==") for line in (ROOT / "requirements.txt").read_text().split("\n")
+                if "==" in line and not line.startswith("#"))
+    pins = {canonicalize_name(name): version.split()[0] for name, version in pins.items()}
+    wanted = {name: version for name, version in found.items()
+              if name not in ("lincls", "booktools", "setuptools")}
+    assert {n: pins.get(n) for n in wanted if pins.get(n) != wanted[n]} == {}, \
+        "pin these in requirements.txt at the installed version"
+    assert set(pins) <= set(found), "pinned, yet nothing the book runs on requires it"

@@ -2,7 +2,8 @@
 
 The chain runs in order at the caller's priority; the other Pythons start first and the
 route once book-clean is done, at the same priority, each printed whole after the chain; a
-failing chain or lane fails the run, and a failing chain stops the lanes (SIGTERM)."""
+failing chain or lane fails the run, and a failing chain stops the lanes (SIGTERM) and
+shows what they printed until then."""
 
 import os
 import subprocess
@@ -73,4 +74,7 @@ def test_a_failing_chain_stops_the_lanes(tmp_path):
     assert result.returncode == 2
     assert calls[-1] == "stopped" and "end other-pythons" not in calls
     assert not any(c.startswith(("start route", "start portability")) for c in calls)
+    # what the stopped lane printed until then is shown after the chain's output
+    assert result.stdout.splitlines()[-2:] == ["=== other-pythons.log: beside the chain ===",
+                                               "output of other-pythons"]
     assert not tmpdir.exists()
