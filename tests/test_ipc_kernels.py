@@ -1,7 +1,11 @@
-"""booktools.kernels: kernels on abstract Unix sockets, with no port picked for them to lose."""
+"""booktools.kernels: kernels on abstract Unix sockets, with no port picked for them to lose;
+clients whose waits for a message look again every second."""
 
+import asyncio
 import sys
+import time
 from concurrent.futures import ThreadPoolExecutor
+from queue import Empty
 
 import nbclient
 import nbformat
@@ -9,9 +13,10 @@ import psutil
 import pytest
 from nbclient.exceptions import DeadKernelError
 
-from booktools.kernels import STARTUP_TIMEOUT, IPCKernelManager
+from booktools.homework.sandbox import _CappedClient
+from booktools.kernels import LOOK_AGAIN, STARTUP_TIMEOUT, IPCKernelManager, PromptChannel
 
-pytestmark = pytest.mark.skipif(sys.platform != "linux", reason="abstract sockets: Linux")
+LINUX = pytest.mark.skipif(sys.platform != "linux", reason="abstract sockets: Linux")
 
 CODE = "import os\nos.getpid()"
 
@@ -36,6 +41,7 @@ def run(tmp_path):
     return pid, found["unix"], found["km"]
 
 
+@LINUX
 def test_kernels_listen_on_sockets_of_their_own_and_leave_no_file(tmp_path):
     """Two kernels started at the same moment run, each listening on the five sockets of
     its connection file, named in the abstract namespace (no TCP port a parent picked);
@@ -55,6 +61,7 @@ def test_kernels_listen_on_sockets_of_their_own_and_leave_no_file(tmp_path):
     assert [list(folder.iterdir()) for folder in folders] == [[], []]
 
 
+@LINUX
 @pytest.mark.timeout(2 * STARTUP_TIMEOUT)  # a bound for a hang, not a wait
 def test_a_kernel_that_dies_is_noticed(tmp_path):
     """nbclient notices that a kernel on Unix sockets died (it polls the process while it
@@ -66,3 +73,52 @@ def test_a_kernel_that_dies_is_noticed(tmp_path):
                                      resources={"metadata": {"path": str(tmp_path)}})
     with pytest.raises(DeadKernelError):
         client.execute()
+
+
+class MissedWakeUp:
+    """A socket whose poll misses the wake-up of a message (`there`: whether one is there):
+    it answers only when its timeout ends, never for None, as pyzmq's then does."""
+
+    def __init__(self, there):
+        self.there, self.timeouts = there, []
+
+    async def poll(self, timeout_ms):
+        self.timeouts.append(timeout_ms)
+        if timeout_ms is None:
+            await asyncio.Event().wait()
+        await asyncio.sleep(timeout_ms / 1000)
+        return int(self.there)
+
+
+def channel_on(socket):
+    channel = PromptChannel.__new__(PromptChannel)  # no zmq socket needed for this
+    channel.socket = socket
+
+    async def recv():
+        return {"msg_type": "execute_reply"}
+
+    channel._recv = recv
+    return channel
+
+
+def test_a_missed_wake_up_costs_one_slice():
+    """A wait with no end (nbclient's for output) finds the message after its first slice;
+    a wait with a timeout ends with Empty once the timeout is over, never before, each
+    slice at most LOOK_AGAIN seconds."""
+    there = MissedWakeUp(there=True)
+    found = asyncio.run(asyncio.wait_for(channel_on(there).get_msg(timeout=None), 60))
+    assert found == {"msg_type": "execute_reply"} and there.timeouts == [1000 * LOOK_AGAIN]
+    none = MissedWakeUp(there=False)
+    start = time.monotonic()
+    with pytest.raises(Empty):
+        asyncio.run(channel_on(none).get_msg(timeout=1.5))
+    assert time.monotonic() - start >= 1.5
+    assert len(none.timeouts) >= 2 and all(0 <= t <= 1000 * LOOK_AGAIN for t in none.timeouts)
+
+
+def test_every_client_of_the_books_kernels_waits_in_slices():
+    """The build's and the tests' kernel manager, and the grader's (sandboxed or not)."""
+    for client in (IPCKernelManager().client_factory, _CappedClient):
+        for channel in ("shell", "iopub", "stdin", "control"):
+            assert issubclass(getattr(client, f"{channel}_channel_class").default_value,
+                              PromptChannel), (client, channel)

@@ -8,13 +8,21 @@ outgoing connection. The kernel then dies with "Address already in use"
 (jupyter/jupyter_client#487); a CI run of this book once failed so. Over ZeroMQ's ``ipc``
 transport with a name in Linux's abstract socket namespace (``@`` and a random name)
 there is no port to take, and no file to leave behind. Elsewhere nothing changes.
+
+Their clients look for a message again every second (:class:`PromptChannel`): a wait
+for a message that has already arrived must not last until its timeout.
 """
 
 import sys
+import time
 import uuid
+from queue import Empty
 
 from jupyter_client import AsyncKernelManager
+from jupyter_client.asynchronous import AsyncKernelClient
+from jupyter_client.channels import AsyncZMQSocketChannel
 from nbclient import NotebookClient
+from traitlets import DottedObjectName, Type
 
 # Seconds a kernel may take to start before a client gives up: every client the book's
 # machinery and its tests create waits this long (nbclient's default is 60 s; nbval's too,
@@ -24,10 +32,50 @@ from nbclient import NotebookClient
 STARTUP_TIMEOUT = 300
 
 
+#: Seconds a client's wait for a kernel's message lasts before it looks again.
+LOOK_AGAIN = 1.0
+
+
+class PromptChannel(AsyncZMQSocketChannel):
+    """A channel whose wait for a message looks again every :data:`LOOK_AGAIN` seconds.
+
+    pyzmq's asyncio poll is woken by an edge of the socket's file descriptor, and such a
+    wake-up can be missed: the poll then returns the message that was there all along
+    only when its timeout ends and it looks once more (zeromq/pyzmq#1558). Builds of this
+    book waited so for 300 s, nbclient's timeout for a cell, with the cell's reply sent
+    within seconds (about one cold build in 30; the kernel had used 2-4 s of CPU): the
+    build then went on as if nothing had happened. Waiting in slices bounds such a wait to
+    a slice; the wait as a whole ends when the caller's timeout does, or never (None)."""
+
+    async def get_msg(self, timeout=None):
+        deadline = None if timeout is None else time.monotonic() + timeout
+        while True:
+            left = None if deadline is None else max(0.0, deadline - time.monotonic())
+            try:
+                return await super().get_msg(LOOK_AGAIN if left is None
+                                             else min(LOOK_AGAIN, left))
+            except Empty:
+                if left is not None and left <= LOOK_AGAIN:
+                    raise
+
+
+class PromptClient(AsyncKernelClient):
+    """An asynchronous kernel client on :class:`PromptChannel` channels."""
+
+    shell_channel_class = Type(PromptChannel)
+    iopub_channel_class = Type(PromptChannel)
+    stdin_channel_class = Type(PromptChannel)
+    control_channel_class = Type(PromptChannel)
+
+
 class IPCKernelManager(AsyncKernelManager):
     """nbclient's default kernel manager (asynchronous: a blocking one would stop nbclient
     from noticing that a kernel died), with the kernel on abstract Unix sockets of its own
-    on Linux. Pass it as ``NotebookClient(..., kernel_manager_class=IPCKernelManager)``."""
+    on Linux and :class:`PromptClient` clients. Pass it as
+    ``NotebookClient(..., kernel_manager_class=IPCKernelManager)``."""
+
+    client_class = DottedObjectName("booktools.kernels.PromptClient")
+    client_factory = Type(PromptClient, klass=AsyncKernelClient)
 
     def __init__(self, **kwargs):
         if sys.platform == "linux":

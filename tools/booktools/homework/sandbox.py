@@ -69,7 +69,6 @@ from pathlib import Path
 
 import zmq
 from jupyter_client.asynchronous import AsyncKernelClient
-from jupyter_client.channels import AsyncZMQSocketChannel
 from jupyter_client.connect import channel_socket_types
 from jupyter_client.manager import AsyncKernelManager
 from jupyter_core.utils import run_sync
@@ -77,6 +76,7 @@ from nbclient.exceptions import DeadKernelError
 from nbformat import NotebookNode
 from traitlets import Dict, DottedObjectName, HasTraits, Integer, Type, Unicode
 
+from booktools.kernels import PromptChannel
 from lincls.homework.answers import GRADING_ENV
 
 #: The one folder the kernel can write to, a tmpfs of :data:`STORE_SIZE` bytes.
@@ -452,10 +452,11 @@ DROPPED = {"header": {"msg_type": "booktools_dropped", "msg_id": ""}, "parent_he
            "msg_id": ""}
 
 
-class _SafeChannel(AsyncZMQSocketChannel):
+class _SafeChannel(PromptChannel):
     """A channel on which a message from the kernel that cannot be read (no valid
     frames, not JSON, nested deeper than :data:`MAX_DEPTH`) is dropped: it never raises
-    in the client, whose recursion (a JSON parser's) it cannot exhaust either."""
+    in the client, whose recursion (a JSON parser's) it cannot exhaust either; its waits
+    look again every second (:class:`booktools.kernels.PromptChannel`)."""
 
     async def _recv(self, **kwargs):
         frames = await self.socket.recv_multipart(**kwargs)

@@ -501,11 +501,13 @@ def _stop_at_once(close_client):
 
 def _timed(method, step):
     """Wrap a NotebookClientInline method: add up a chapter's calls and keep the longest,
-    named by ``step(*args)``, for the log line of ``_stop_at_once``. Twice in about 70
-    cold builds one chapter took 300 s instead of 4 with 3 s of kernel CPU time, and 25
-    builds in a row did not reproduce it; the line says where such a run waited: for the
-    kernel's start, a cell, an ``{eval}``, the kernel's end, or between them (the waits
-    then add up to far less than myst-nb's "Executed notebook in" time)."""
+    named by ``step(*args)``, for the log line of ``_stop_at_once``: where a run waited,
+    for the kernel's start, a cell, an ``{eval}``, the kernel's end, or between them (the
+    waits then add up to far less than myst-nb's "Executed notebook in" time). Now and
+    then a chapter took 300 s instead of 4 with 2-4 s of kernel CPU time, "longest for the
+    code cells up to notebook cell N (300.0 s)", and the build went on: a reply whose
+    wake-up pyzmq's poll had missed, found when the cell's timeout ended; the build's
+    clients now look again every second (:class:`booktools.kernels.PromptChannel`)."""
     def wrapper(self, *args, **kwargs):
         start = time.perf_counter()
         try:
