@@ -25,7 +25,7 @@ NBVAL := --nbval -p no:cacheprovider --nbval-sanitize-with tests/sanitize.cfg --
 
 .PHONY: book slides test lint unit sklearn homework homework-default homework-prescott load release \
         book-clean portability student-book nbgrader student-test browser pythons \
-        other-pythons route chromium bubblewrap \
+        other-pythons newest-python older-pythons route chromium bubblewrap \
         poppler pdf student-pdf pdf-test bench clean wheel side side-teacher side-student
 
 # Before any install, `make book`/`make test` stop with one line when the interpreter (the
@@ -258,13 +258,22 @@ _build/html/$(PDF):
 ## make pythons: a fresh venv on every other supported Python found (lincls tests, one
 ## chapter), the one-line refusal of older ones, and the README's route without make. One
 ## pytest process: the long parts run as background jobs, all started at once (see
-## tests/test_pythons.py). make other-pythons and make route are its two parts.
+## tests/test_pythons.py). make other-pythons and make route are its two parts; make test
+## runs the first as two lanes, each beside layers that leave a core idle (tests/layers.sh):
+## newest-python (the newest supported Python) and older-pythons (the rest).
 PYTHONS := $(BIN)/pytest -m pythons -v -rs --timeout 3600 tests/test_pythons.py
+NEWEST := test_supported_python[$(subst 3.,,$(PY_MAX))]
 pythons: $(VENV)/.installed-dev
 	$(PYTHONS)
 
 other-pythons: $(VENV)/.installed-dev
 	$(PYTHONS) -k "not test_readme_route_without_make"
+
+newest-python: $(VENV)/.installed-dev
+	$(PYTHONS) -k "$(NEWEST)"
+
+older-pythons: $(VENV)/.installed-dev
+	$(PYTHONS) -k "not test_readme_route_without_make and not $(NEWEST)"
 
 route: $(VENV)/.installed-dev
 	$(PYTHONS) -k test_readme_route_without_make

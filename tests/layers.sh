@@ -1,10 +1,13 @@
 #!/usr/bin/env bash
 # make test's layers (the Makefile's `test` calls this with TMPDIR, the run's own folder).
 #
-# A chain of layers in order, and beside it two lanes: the other Pythons from the start, and
-# the route without make once book-clean has written the execution cache that the route's
-# clone is seeded with. The chain alone leaves about a tenth of two cores idle; the lanes
-# fill it, and share the rest. They run at the chain's own priority: at a lower one the
+# A chain of layers in order, and beside it three lanes. The other Pythons are two lanes: the
+# older ones from the start, beside unit, which alone leaves nearly half of two cores idle
+# (231 CPU seconds in 213 s, cold: its sandbox tests wait on time limits), and the newest
+# once load is done, beside release and nbgrader (78-88 % busy in a CI run). As one lane
+# beside unit, both Pythons had stretched it to 450 s in a CI run. The route without make
+# starts once book-clean has written the execution cache that the route's clone is seeded
+# with. The lanes run at the chain's own priority: at a lower one the
 # chain would starve them while it keeps both cores busy (a nice-19 process gets about
 # 1.5 % of a core that a nice-0 one wants), and their own waits (a kernel's start, the time
 # limits of the lincls tests) would be hit; the chain's waits are generous for a machine
@@ -41,8 +44,10 @@ stop() {  # on any exit: stop the lanes still running, show what they printed, c
 }
 trap stop EXIT
 
-lane other-pythons
-"${make[@]}" lint unit load release nbgrader book-clean || exit
+lane older-pythons
+"${make[@]}" lint unit load || exit
+lane newest-python
+"${make[@]}" release nbgrader book-clean || exit
 lane route
 "${make[@]}" portability side publishing pdf-test browser || exit
 show

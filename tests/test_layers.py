@@ -1,9 +1,9 @@
 """make test's order (tests/layers.sh), run with a fake make that records what it is asked.
 
-The chain runs in order at the caller's priority; the other Pythons start first and the
-route once book-clean is done, at the same priority, each printed whole after the chain; a
-failing chain or lane fails the run, and a failing chain stops the lanes (SIGTERM) and
-shows what they printed until then."""
+The chain runs in order at the caller's priority; the older Pythons start first, the newest
+once load is done and the route once book-clean is, at the same priority, each printed
+whole after the chain; a failing chain or lane fails the run, and a failing chain stops the
+lanes (SIGTERM) and shows what they printed until then."""
 
 import os
 import subprocess
@@ -13,13 +13,16 @@ ROOT = Path(__file__).resolve().parents[1]
 
 FAKE = r"""#!/usr/bin/env bash
 shift  # --no-print-directory
-[ "$*" = other-pythons ] && trap 'echo "$(date +%s.%N) stopped" >> "$RUN/calls"; exit 143' TERM
+case "$*" in
+  *-python*) trap 'echo "$(date +%s.%N) stopped $*" >> "$RUN/calls"; exit 143' TERM;;
+esac
 echo "$(date +%s.%N) start $* nice=$(nice) tmp=${TMPDIR#$RUN/}" >> "$RUN/calls"
 echo "output of $*"
 case "$*" in
-  other-pythons) for _ in $(seq 20); do sleep 0.1; done;;
+  *-python*) for _ in $(seq 20); do sleep 0.1; done;;
   route) exit "${ROUTE_STATUS:-0}";;
-  *book-clean) until grep -q "start other-pythons" "$RUN/calls"; do sleep 0.05; done
+  *load) until grep -q "start older-pythons" "$RUN/calls"; do sleep 0.05; done;;
+  *book-clean) until grep -q "start newest-python" "$RUN/calls"; do sleep 0.05; done
                [ "${CHAIN_STATUS:-0}" = 0 ] || exit "$CHAIN_STATUS";;
 esac
 echo "$(date +%s.%N) end $*" >> "$RUN/calls"
@@ -45,21 +48,26 @@ def run_layers(tmp_path, **env):
 def test_the_chain_in_order_and_the_lanes_beside_it(tmp_path):
     result, calls, tmpdir = run_layers(tmp_path)
     assert result.returncode == 0, result.stderr
-    chain_1 = "lint unit load release nbgrader book-clean"
-    chain_2 = "portability side publishing pdf-test browser"
+    chain = ["lint unit load", "release nbgrader book-clean",
+             "portability side publishing pdf-test browser"]
     nice = os.nice(0)  # everything at the caller's priority
     starts = [c for c in calls if c.startswith("start")]
-    assert f"start {chain_1} nice={nice} tmp=tmp" in starts
-    assert f"start {chain_2} nice={nice} tmp=tmp" in starts
-    assert f"start other-pythons nice={nice} tmp=tmp/other-pythons" in starts
-    route = f"start route nice={nice} tmp=tmp/route"
-    assert route in starts and calls.index(route) > calls.index(f"end {chain_1}")
+    for part in chain:
+        assert f"start {part} nice={nice} tmp=tmp" in starts
+    lanes = {"older-pythons": None, "newest-python": chain[0], "route": chain[1]}
+    for lane, after in lanes.items():  # each lane once the part of the chain before it ended
+        start = f"start {lane} nice={nice} tmp=tmp/{lane}"
+        assert start in starts
+        if after:
+            assert calls.index(start) > calls.index(f"end {after}")
+    # the older Pythons beside unit (the fake's load waits until they started)
+    assert calls.index(f"start older-pythons nice={nice} tmp=tmp/older-pythons") < calls.index(
+        f"end {chain[0]}")
     # the chain's output as it comes, each lane's whole after it
     out = result.stdout.splitlines()
-    assert out[:2] == [f"output of {chain_1}", f"output of {chain_2}"]
-    assert out[2:] == ["=== other-pythons.log: beside the chain ===",
-                       "output of other-pythons",
-                       "=== route.log: beside the chain ===", "output of route"]
+    assert out[:3] == [f"output of {part}" for part in chain]
+    assert out[3:] == [line for lane in lanes for line in
+                       (f"=== {lane}.log: beside the chain ===", f"output of {lane}")]
     assert not tmpdir.exists()  # the run's folder is removed
 
 
@@ -72,11 +80,15 @@ def test_a_failing_lane_fails_the_run(tmp_path):
 def test_a_failing_chain_stops_the_lanes(tmp_path):
     result, calls, tmpdir = run_layers(tmp_path, CHAIN_STATUS="2")
     assert result.returncode == 2
-    assert calls[-1] == "stopped" and "end other-pythons" not in calls
-    assert not any(c.startswith(("start route", "start portability")) for c in calls)
-    # what the stopped lane printed until then is shown after the chain's output
-    # (and after it whatever the lane's shell says of a child the signal ended)
+    assert sorted(c for c in calls if c.startswith("stopped")) == [
+        "stopped newest-python", "stopped older-pythons"]
+    assert not any(c.startswith(("end older", "end newest", "start route", "start portability"))
+                   for c in calls)
+    # what the stopped lanes printed until then is shown after the chain's output (and
+    # after it whatever a lane's shell says of a child the signal ended)
     out = result.stdout.splitlines()
-    assert out[0] == "output of lint unit load release nbgrader book-clean"
-    assert out[1:3] == ["=== other-pythons.log: beside the chain ===", "output of other-pythons"]
+    assert out[:2] == ["output of lint unit load", "output of release nbgrader book-clean"]
+    for lane in ("older-pythons", "newest-python"):
+        i = out.index(f"=== {lane}.log: beside the chain ===")
+        assert out[i + 1] == f"output of {lane}"
     assert not tmpdir.exists()

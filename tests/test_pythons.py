@@ -13,9 +13,10 @@ The long parts (each Python's venv and tests, the route's install and build) are
 together, as background jobs, by the first test that needs one (:func:`jobs`); each test
 then waits for its own. They keep both cores busy to the end, where pytest workers, one
 test each, left one core idle while the last Python ran alone (836 s, then 2 workers).
-``make test`` runs this file in two parts beside its other layers (``tests/layers.sh``): the
-other Pythons (``make other-pythons``) and the route (``make route``); a part starts only
-the jobs of the tests it selects.
+``make test`` runs this file in three parts beside its other layers (``tests/layers.sh``):
+the newest supported Python (``make newest-python``), the other Pythons (``make
+older-pythons``; both: ``make other-pythons``) and the route (``make route``); a part starts
+only the jobs of the tests it selects.
 """
 
 import json
