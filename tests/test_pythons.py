@@ -177,12 +177,13 @@ def jobs(request, tmp_path_factory):
     """The long jobs of the tests selected, all started now: ``{minor: job}`` for every
     other supported Python found, and ``{"route": job}``."""
     selected = {item.originalname for item in request.session.items}
+    minors = sorted(item.callspec.params["minor"] for item in request.session.items
+                    if item.originalname == "test_supported_python")  # those selected
     started = {}
-    if "test_supported_python" in selected:
-        for minor in range(PY_MIN, PY_MAX + 1):
-            exe = find_python(minor)
-            if minor != sys.version_info[1] and exe is not None:
-                started[minor] = python_job(exe, tmp_path_factory.mktemp(f"python3.{minor}"))
+    for minor in minors:
+        exe = find_python(minor)
+        if minor != sys.version_info[1] and exe is not None:
+            started[minor] = python_job(exe, tmp_path_factory.mktemp(f"python3.{minor}"))
     if "test_readme_route_without_make" in selected:
         started["route"] = route_job(tmp_path_factory.mktemp("route"))
 
