@@ -42,10 +42,11 @@ class PromptChannel(AsyncZMQSocketChannel):
     pyzmq's asyncio poll is woken by an edge of the socket's file descriptor, and such a
     wake-up can be missed: the poll then returns the message that was there all along
     only when its timeout ends and it looks once more (zeromq/pyzmq#1558). Builds of this
-    book waited so for 300 s, nbclient's timeout for a cell, with the cell's reply sent
-    within seconds (about one cold build in 30; the kernel had used 2-4 s of CPU): the
-    build then went on as if nothing had happened. Waiting in slices bounds such a wait to
-    a slice; the wait as a whole ends when the caller's timeout does, or never (None)."""
+    book waited so for 300 s, nbclient's timeout for a cell, for a chapter whose kernel
+    had used 2-4 s of CPU (twice in about 70 cold builds, once in 4 on another machine, and
+    in a CI run), and then went on as if nothing had happened. Waiting in slices bounds
+    such a wait to a slice; the wait as a whole ends when the caller's timeout does, or
+    never (None)."""
 
     async def get_msg(self, timeout=None):
         deadline = None if timeout is None else time.monotonic() + timeout
