@@ -255,9 +255,8 @@ def test_requirements_pin_everything_the_book_runs_on():
     version installed here: an unpinned one that PyPI released between two installs would
     make the second execute every chapter again (setuptools aside: the venv's own)."""
     found = execution.book_distributions(ROOT)
-    pins = dict(line.split("==") for line in (ROOT / "requirements.txt").read_text().split("\n")
-                if "==" in line and not line.startswith("#"))
-    pins = {canonicalize_name(name): version.split()[0] for name, version in pins.items()}
+    pins = {canonicalize_name(r.name): str(r.specifier).removeprefix("==")
+            for r in execution.named_requirements(ROOT)}
     wanted = {name: version for name, version in found.items()
               if name not in ("lincls", "booktools", "setuptools")}
     assert {n: pins.get(n) for n in wanted if pins.get(n) != wanted[n]} == {}, \

@@ -260,19 +260,25 @@ def _cpu():
     return "\n".join(sorted({ln for ln in lines if ln.split(":")[0].strip() in keys}))
 
 
-def book_distributions(root):
-    """``{name: version}`` of the installed distributions the book at ``root`` runs on:
-    lincls, booktools and what ``root/requirements.txt`` names (options such as ``-e``
-    aside), with what they require, transitively; None when there is no such file."""
-    if root is None:
-        return None
+def named_requirements(root):
+    """The requirements that ``root/requirements.txt`` names (comments and options such as
+    ``-e`` aside), or None when there is no such file."""
     try:
         lines = (Path(root) / "requirements.txt").read_text(encoding="utf-8").splitlines()
     except OSError:
         return None
     specs = [line.split(" #")[0].strip() for line in lines]
-    todo = [Requirement(s) for s in specs if s and not s.startswith(("#", "-"))]
-    todo += [Requirement("lincls"), Requirement("booktools")]
+    return [Requirement(s) for s in specs if s and not s.startswith(("#", "-"))]
+
+
+def book_distributions(root):
+    """``{name: version}`` of the installed distributions the book at ``root`` runs on:
+    lincls, booktools and what ``root/requirements.txt`` names (options such as ``-e``
+    aside), with what they require, transitively; None when there is no such file."""
+    named = None if root is None else named_requirements(root)
+    if named is None:
+        return None
+    todo = named + [Requirement("lincls"), Requirement("booktools")]
     found, seen = {}, set()
     while todo:
         req = todo.pop()
