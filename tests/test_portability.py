@@ -67,7 +67,7 @@ from myst_parser.config.main import MdParserConfig
 from nbclient.exceptions import CellExecutionError, DeadKernelError
 from test_book_config import one_page_book, toc_files
 
-from booktools.kernels import STARTUP_TIMEOUT, IPCKernelManager
+from booktools.kernels import STARTUP_TIMEOUT, WarmKernelManager
 from booktools.sphinxext import execution
 from booktools.sphinxext.execution import read_jobs
 
@@ -257,7 +257,7 @@ async def run_chapter(path, env):
                                     resources={"metadata": {"path": str(path.parent)}},
                                     shutdown_kernel="immediate", record_timing=False,
                                     startup_timeout=STARTUP_TIMEOUT,
-                                    kernel_manager_class=IPCKernelManager)
+                                    kernel_manager_class=WarmKernelManager)
     try:
         async with client.async_setup_kernel(env=env.vars):
             try:

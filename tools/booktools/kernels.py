@@ -11,8 +11,13 @@ there is no port to take, and no file to leave behind. Elsewhere nothing changes
 
 Their clients look for a message again every second (:class:`PromptChannel`): a wait
 for a message that has already arrived must not last until its timeout.
+
+:class:`WarmKernelManager`'s kernels (the build's) are forked from a process that has
+imported what the chapters import (:mod:`booktools.warm`).
 """
 
+import asyncio
+import os
 import sys
 import time
 import uuid
@@ -23,6 +28,8 @@ from jupyter_client.asynchronous import AsyncKernelClient
 from jupyter_client.channels import AsyncZMQSocketChannel
 from nbclient import NotebookClient
 from traitlets import DottedObjectName, Type
+
+from .warm import ForkedKernel, fork_kernel
 
 # Seconds a kernel may take to start before a client gives up: every client the book's
 # machinery and its tests create waits this long (nbclient's default is 60 s; nbval's too,
@@ -83,6 +90,22 @@ class IPCKernelManager(AsyncKernelManager):
             kwargs.setdefault("transport", "ipc")
             kwargs.setdefault("ip", f"@jupyter-kernel-{uuid.uuid4().hex}")
         super().__init__(**kwargs)
+
+
+class WarmKernelManager(IPCKernelManager):
+    """:class:`IPCKernelManager` whose kernels are forked from a warm process
+    (:func:`booktools.warm.fork_kernel`) where they can be, and start as usual elsewhere.
+    Used where many kernels start in one environment: the build, the portability layer."""
+
+    async def _async_launch_kernel(self, kernel_cmd, **kw):
+        # jupyter_client's hook "to launch kernel subprocesses differently"
+        pid = await asyncio.to_thread(fork_kernel, kernel_cmd, kw.get("env"), kw.get("cwd"))
+        if pid is None:
+            return await super()._async_launch_kernel(kernel_cmd, **kw)
+        provisioner = self.provisioner  # jupyter_client's LocalProvisioner, on ForkedKernel
+        provisioner.process, provisioner.pid, provisioner.pgid = ForkedKernel(pid), pid, pid
+        provisioner.cwd = kw.get("cwd") or os.getcwd()
+        self._reconcile_connection_info(provisioner.connection_info)
 
 
 def notebook_client(nb, folder, **kwargs):

@@ -1,0 +1,182 @@
+"""booktools.warm: kernels forked from a process that has imported what the chapters import
+run as kernels started from nothing do, and are stopped, interrupted and noticed dead as
+they are."""
+
+import asyncio
+import os
+import subprocess
+import sys
+import textwrap
+
+import nbclient
+import nbformat
+import psutil
+import pytest
+from nbclient.exceptions import DeadKernelError
+
+from booktools import warm
+from booktools.kernels import STARTUP_TIMEOUT, IPCKernelManager, WarmKernelManager
+
+pytestmark = [pytest.mark.skipif(sys.platform != "linux", reason="fork, abstract sockets"),
+              pytest.mark.timeout(4 * STARTUP_TIMEOUT)]  # a bound for a hang, not a wait
+
+# The build's kernels have one BLAS thread (with more, OpenBLAS starts threads on import,
+# and the warm process refuses: test_a_process_with_threads_is_not_forked).
+ONE_THREAD = {**os.environ, "OPENBLAS_NUM_THREADS": "1"}
+# What a kernel sees of where and how it runs, and whether its figures are shown inline.
+LOOK = [
+    "import os, sys\nprint(os.getcwd(), sys.path[0], os.path.basename(sys.argv[0]))",
+    "print(os.environ.get('BOOKTOOLS_TEST_VALUE'), os.environ.get('MPLBACKEND'))",
+    "import matplotlib.pyplot as plt\nplt.plot([0, 1])\nplt.show()",
+    "import numpy as np\nprint(np.random.get_state()[1][:3].tolist())",
+    "print(os.getpgid(0) == os.getpid(), os.getsid(0) == os.getpid())",
+]
+
+
+def execute(manager, cells, folder, env=None, **kwargs):
+    """Run `cells` in a kernel of `manager` in `folder` (in `env`); the notebook, and the
+    kernel's pid and its parent's command line."""
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(c) for c in cells])
+    seen = {}
+
+    def look(cell, **_):
+        kernel = psutil.Process(client.km.provisioner.process.pid)
+        seen.setdefault("pid", kernel.pid)
+        seen.setdefault("parent", kernel.parent().cmdline())
+
+    client = nbclient.NotebookClient(nb, timeout=STARTUP_TIMEOUT, startup_timeout=STARTUP_TIMEOUT,
+                                     kernel_manager_class=manager, on_cell_executed=look,
+                                     resources={"metadata": {"path": str(folder)}}, **kwargs)
+
+    async def run():
+        async with client.async_setup_kernel(env=ONE_THREAD if env is None else env):
+            for index, cell in enumerate(nb.cells):
+                await client.async_execute_cell(cell, index)
+
+    asyncio.run(run())
+    return nb, seen
+
+
+def outputs(nb):
+    """Each cell's outputs, as (type, text or the MIME types shown)."""
+    return [[(o.output_type, o.get("text", "").strip() or sorted(o.get("data", {})))
+             for o in cell.outputs] for cell in nb.cells]
+
+
+def is_warm(parent):
+    return parent[1:3] == ["-m", "booktools.warm"]
+
+
+def test_a_warm_kernel_runs_as_one_started_from_nothing(tmp_path):
+    """The same working folder, sys.path[0], argv[0], environment, inline backend (a figure
+    is shown as a PNG), a session of its own; NumPy's global random state seeded afresh
+    (not the warm process's, shared by every fork)."""
+    env = {**ONE_THREAD, "BOOKTOOLS_TEST_VALUE": "seen"}
+    cold, cold_seen = execute(IPCKernelManager, LOOK, tmp_path, env)
+    first, first_seen = execute(WarmKernelManager, LOOK, tmp_path, env)
+    second, second_seen = execute(WarmKernelManager, LOOK, tmp_path, env)
+    assert not is_warm(cold_seen["parent"])
+    assert is_warm(first_seen["parent"]) and first_seen["parent"] == second_seen["parent"]
+    expected = outputs(cold)
+    cwd, _, argv0 = expected[0][0][1].split()
+    assert (cwd, argv0) == (str(tmp_path), "ipykernel_launcher.py")
+    assert expected[1] == [("stream", "seen module://matplotlib_inline.backend_inline")]
+    assert expected[2] == [("display_data", ["image/png", "text/plain"])]
+    assert expected[4] == [("stream", "True True")]
+    for nb in (first, second):
+        found = outputs(nb)
+        assert found[:3] + found[4:] == expected[:3] + expected[4:]
+    assert outputs(first)[3] != outputs(second)[3]  # each fork its own random state
+
+
+def test_a_warm_kernel_stops_with_its_group_and_is_interrupted(tmp_path):
+    """Shut down at once, the kernel and a process it started are killed (its process
+    group); an interrupt stops a running cell; a kernel that dies is noticed."""
+    async def run():
+        km = WarmKernelManager()
+        await km.start_kernel(cwd=str(tmp_path), env=ONE_THREAD)
+        assert is_warm(psutil.Process(km.provisioner.pid).parent().cmdline())
+        kc = km.client()
+        kc.start_channels()
+        await kc.wait_for_ready(timeout=STARTUP_TIMEOUT)
+        reply = await kc.execute_interactive(
+            "import subprocess\nchild = subprocess.Popen(['sleep', '600'])",
+            timeout=STARTUP_TIMEOUT)
+        assert reply["content"]["status"] == "ok"
+        procs = [psutil.Process(km.provisioner.pid)]
+        procs += procs[0].children()
+        assert len(procs) == 2
+        # interrupted once it runs the cell (earlier, ipykernel's own code gets the signal)
+        msg_id = kc.execute("import time\nprint('asleep', flush=True)\ntime.sleep(600)")
+        while True:
+            msg = await kc.get_iopub_msg(timeout=STARTUP_TIMEOUT)
+            if (msg["parent_header"].get("msg_id") == msg_id
+                    and msg["content"].get("text", "").strip() == "asleep"):
+                break
+        await km.interrupt_kernel()
+        reply = await kc.get_shell_msg(timeout=STARTUP_TIMEOUT)
+        assert reply["parent_header"]["msg_id"] == msg_id
+        assert reply["content"]["ename"] == "KeyboardInterrupt"
+        kc.stop_channels()
+        await km.shutdown_kernel(now=True)
+        assert not await km.is_alive()
+        gone, alive = psutil.wait_procs(procs, timeout=STARTUP_TIMEOUT)
+        assert alive == []
+
+    asyncio.run(run())
+    with pytest.raises(DeadKernelError):
+        execute(WarmKernelManager, ["import os, signal\nos.kill(os.getpid(), signal.SIGKILL)"],
+                tmp_path)
+
+
+def test_another_environment_gets_a_warm_process_of_its_own(tmp_path):
+    """A kernel whose environment differs (but for jupyter_client's JPY_ variables) is
+    forked from another warm process, which imported in that environment."""
+    cell = ["import os\nprint(os.environ['BOOKTOOLS_TEST_VALUE'])"]
+    runs = {value: execute(WarmKernelManager, cell, tmp_path,
+                           {**ONE_THREAD, "BOOKTOOLS_TEST_VALUE": value, "JPY_TEST": value})
+            for value in ("a", "b")}
+    again = execute(WarmKernelManager, cell, tmp_path,
+                    {**ONE_THREAD, "BOOKTOOLS_TEST_VALUE": "a", "JPY_TEST": "c"})
+    assert [outputs(nb)[0][0][1] for nb, _ in runs.values()] == ["a", "b"]
+    assert outputs(again[0])[0][0][1] == "a"
+    parents = [seen["parent"] for _, seen in (*runs.values(), again)]
+    assert all(is_warm(p) for p in parents)
+    assert parents[0] != parents[1] and parents[2] == parents[0]
+
+
+def test_a_process_with_threads_is_not_forked(tmp_path):
+    """With two BLAS threads OpenBLAS starts a thread on import: that warm process refuses,
+    and the kernel starts from nothing (and runs)."""
+    if (os.cpu_count() or 1) < 2:
+        pytest.skip("OpenBLAS starts no thread on one core")
+    env = {**os.environ, "OPENBLAS_NUM_THREADS": "2", "BOOKTOOLS_TEST_VALUE": "threads"}
+    assert warm.fork_kernel([sys.executable, *warm.LAUNCHER, "-f", str(tmp_path / "k.json")],
+                            env, tmp_path) is None
+    nb, seen = execute(WarmKernelManager, ["print(1 + 1)"], tmp_path, env)
+    assert outputs(nb) == [[("stream", "2")]] and not is_warm(seen["parent"])
+
+
+def test_a_warm_process_ends_with_the_processes_that_may_ask_it():
+    """Its standard input is held by the process that started it (and the processes forked
+    from it): when they have exited, it exits."""
+    started = subprocess.run(
+        [sys.executable, "-c", textwrap.dedent("""
+            import os
+            from booktools import warm
+            warm.start({**os.environ, "OPENBLAS_NUM_THREADS": "1"})
+            print(warm._processes[0].pid)
+            """)], capture_output=True, text=True, check=True, timeout=STARTUP_TIMEOUT)
+    pid = int(started.stdout)
+    try:
+        gone, alive = psutil.wait_procs([psutil.Process(pid)], timeout=STARTUP_TIMEOUT)
+    except psutil.NoSuchProcess:
+        alive = []
+    assert alive == []
+
+
+def test_other_commands_start_as_usual(tmp_path):
+    """Only this Python's ``-m ipykernel_launcher`` is forked."""
+    for cmd in ([sys.executable, "-m", "other_kernel", "-f", "k.json"],
+                ["/usr/bin/python3", *warm.LAUNCHER, "-f", "k.json"]):
+        assert warm.fork_kernel(cmd, dict(os.environ), tmp_path) is None
