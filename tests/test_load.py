@@ -68,4 +68,5 @@ def test_a_chapter_builds_beside_two_busy_processes(two_busy_processes, tmp_path
     assert result.returncode == 0, (result.stdout + result.stderr)[-4000:]
     html = (tmp_path / "_build" / "html" / "book" / "index.html").read_text()
     assert "The perceptron ran" in html and "<img" in html
+    assert "kernel (a warm start) CPU time" in result.stdout  # forked (booktools.warm)
     assert busy(two_busy_processes)

@@ -209,10 +209,12 @@ def serve(listener_fd):
 
     import lincls
 
-    for name in WARM:
-        importlib.import_module(name)
-    for module in pkgutil.iter_modules(lincls.__path__, "lincls."):
-        importlib.import_module(module.name)
+    names = [*WARM, *(m.name for m in pkgutil.iter_modules(lincls.__path__, "lincls."))]
+    for name in names:
+        try:
+            importlib.import_module(name)
+        except ImportError:  # not installed here (lincls alone): each kernel imports it
+            pass
     refused = f"{_threads()} threads after the imports" if _threads() != 1 else None
     events = selectors.DefaultSelector()
     events.register(listener, selectors.EVENT_READ)

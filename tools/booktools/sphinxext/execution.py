@@ -142,6 +142,7 @@ from sphinx.domains import Domain
 
 from booktools import warm
 from booktools.kernels import WarmKernelManager
+from booktools.warm import ForkedKernel
 
 #: Extensions that do not declare parallel safety but are safe (see the module docstring).
 SAFE = ("sphinx_multitoc_numbering", "sphinx_jupyterbook_latex")
@@ -504,12 +505,15 @@ def _stop_at_once(close_client):
             return close_client(self, *exc_info)
         self._client.shutdown_kernel = "immediate"
         cpu = _kernel_cpu(self._client)
+        process = getattr(getattr(self._client.km, "provisioner", None), "process", None)
+        warm_start = " (a warm start)" if isinstance(process, ForkedKernel) else ""
         start = time.perf_counter()
         try:
             return close_client(self, *exc_info)
         finally:
             seconds, step = getattr(self, "_longest", (0.0, "none"))
-            self.logger.info(("" if cpu is None else f"kernel CPU time {cpu:.1f} s; ")
+            self.logger.info(f"kernel{warm_start} "
+                             + ("" if cpu is None else f"CPU time {cpu:.1f} s; ")
                              + f"waited {getattr(self, '_waited', 0.0):.1f} s for the kernel, "
                              f"longest for {step} ({seconds:.1f} s); "
                              f"stopping it: {time.perf_counter() - start:.1f} s")
