@@ -3,7 +3,9 @@ run as kernels started from nothing do, and are stopped, interrupted and noticed
 they are."""
 
 import asyncio
+import json
 import os
+import signal
 import subprocess
 import sys
 import textwrap
@@ -24,13 +26,26 @@ pytestmark = [pytest.mark.skipif(sys.platform != "linux", reason="fork, abstract
 # and the warm process refuses: test_a_process_with_threads_is_not_forked).
 ONE_THREAD = {**os.environ, "OPENBLAS_NUM_THREADS": "1"}
 # What a kernel sees of where and how it runs, and whether its figures are shown inline.
+# (A forked kernel's argv has --IPKernelApp.parent_handle besides: booktools.warm.)
 LOOK = [
-    "import os, sys\nprint(os.getcwd(), sys.path[0], os.path.basename(sys.argv[0]))",
-    "print(os.environ.get('BOOKTOOLS_TEST_VALUE'), os.environ.get('MPLBACKEND'))",
+    "import json, os, sys\nprint(os.getcwd(), os.path.basename(sys.argv[0]))",
+    "print(json.dumps(sorted(os.environ.items())))",
+    "print(json.dumps(sys.path))",
+    "print([a if not a.endswith('.json') else 'connection file' for a in sys.argv[1:]\n"
+    "       if not a.startswith('--IPKernelApp.parent_handle=')])",
     "import matplotlib.pyplot as plt\nplt.plot([0, 1])\nplt.show()",
-    "import numpy as np\nprint(np.random.get_state()[1][:3].tolist())",
+    "plt.plot([1, 0]);",  # shown at the cell's end, without show()
     "print(os.getpgid(0) == os.getpid(), os.getsid(0) == os.getpid())",
+    "print(sorted(os.listdir('/proc/self/fd')))",
+    "import numpy as np\nprint(np.random.get_state()[1][:3].tolist())",
 ]
+
+
+@pytest.fixture(scope="module", autouse=True)
+def stop_warm_processes():
+    """The warm processes these tests start end with them (each holds its imports)."""
+    yield
+    warm.stop()
 
 
 def execute(manager, cells, folder, env=None, **kwargs):
@@ -68,9 +83,9 @@ def is_warm(parent):
 
 
 def test_a_warm_kernel_runs_as_one_started_from_nothing(tmp_path):
-    """The same working folder, sys.path[0], argv[0], environment, inline backend (a figure
-    is shown as a PNG), a session of its own; NumPy's global random state seeded afresh
-    (not the warm process's, shared by every fork)."""
+    """The same working folder, argv, environment, sys.path, inline backend (a figure is
+    shown as a PNG, also at a cell's end), file descriptors, a session of its own; NumPy's
+    global random state seeded afresh (not the warm process's, shared by every fork)."""
     env = {**ONE_THREAD, "BOOKTOOLS_TEST_VALUE": "seen"}
     cold, cold_seen = execute(IPCKernelManager, LOOK, tmp_path, env)
     first, first_seen = execute(WarmKernelManager, LOOK, tmp_path, env)
@@ -78,15 +93,13 @@ def test_a_warm_kernel_runs_as_one_started_from_nothing(tmp_path):
     assert not is_warm(cold_seen["parent"])
     assert is_warm(first_seen["parent"]) and first_seen["parent"] == second_seen["parent"]
     expected = outputs(cold)
-    cwd, _, argv0 = expected[0][0][1].split()
-    assert (cwd, argv0) == (str(tmp_path), "ipykernel_launcher.py")
-    assert expected[1] == [("stream", "seen module://matplotlib_inline.backend_inline")]
-    assert expected[2] == [("display_data", ["image/png", "text/plain"])]
-    assert expected[4] == [("stream", "True True")]
+    assert expected[0] == [("stream", f"{tmp_path} ipykernel_launcher.py")]
+    assert ["BOOKTOOLS_TEST_VALUE", "seen"] in json.loads(expected[1][0][1])
+    assert expected[4] == expected[5] == [("display_data", ["image/png", "text/plain"])]
+    assert expected[6] == [("stream", "True True")]
     for nb in (first, second):
-        found = outputs(nb)
-        assert found[:3] + found[4:] == expected[:3] + expected[4:]
-    assert outputs(first)[3] != outputs(second)[3]  # each fork its own random state
+        assert outputs(nb)[:-1] == expected[:-1]
+    assert outputs(first)[-1] != outputs(second)[-1]  # each fork its own random state
 
 
 def test_a_warm_kernel_stops_with_its_group_and_is_interrupted(tmp_path):
@@ -124,9 +137,47 @@ def test_a_warm_kernel_stops_with_its_group_and_is_interrupted(tmp_path):
         assert alive == []
 
     asyncio.run(run())
-    with pytest.raises(DeadKernelError):
-        execute(WarmKernelManager, ["import os, signal\nos.kill(os.getpid(), signal.SIGKILL)"],
-                tmp_path)
+
+
+def test_a_kernel_that_dies_is_noticed_with_its_exit_status(tmp_path):
+    """nbclient notices that a forked kernel died, and its status reads as Popen's would
+    (the portability layer names the signal that killed a kernel)."""
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(
+        "import os, signal\nos.kill(os.getpid(), signal.SIGKILL)")])
+    client = nbclient.NotebookClient(nb, timeout=STARTUP_TIMEOUT, startup_timeout=STARTUP_TIMEOUT,
+                                     kernel_manager_class=WarmKernelManager,
+                                     resources={"metadata": {"path": str(tmp_path)}})
+
+    async def run():
+        async with client.async_setup_kernel(env=ONE_THREAD):
+            assert is_warm(psutil.Process(client.km.provisioner.pid).parent().cmdline())
+            with pytest.raises(DeadKernelError):
+                await client.async_execute_cell(nb.cells[0], 0)
+            return await client.km.provisioner.poll()
+
+    assert asyncio.run(run()) == -signal.SIGKILL
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="needs another user: root can become one")
+def test_another_user_gets_no_kernel():
+    """The warm process's abstract socket is open to every user; it answers its own only."""
+    address = warm.start(ONE_THREAD)
+    request = json.dumps({"argv": ["-f", "/tmp/k.json"], "env": ONE_THREAD, "cwd": "/"})
+    probe = textwrap.dedent(f"""
+        import os, socket
+        os.setgid(65534); os.setuid(65534)
+        with socket.socket(socket.AF_UNIX) as sock:
+            sock.settimeout({STARTUP_TIMEOUT})
+            sock.connect({address!r})
+            sock.sendall({request!r}.encode() + b"\\n")
+            try:
+                print("answered", sock.recv(100))
+            except ConnectionResetError:  # closed without reading the request
+                print("answered", b"")
+        """)
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
+                          timeout=STARTUP_TIMEOUT)
+    assert done.stdout.strip() == "answered b''", done.stdout + done.stderr
 
 
 def test_another_environment_gets_a_warm_process_of_its_own(tmp_path):
@@ -152,20 +203,22 @@ def test_a_process_with_threads_is_not_forked(tmp_path):
         pytest.skip("OpenBLAS starts no thread on one core")
     env = {**os.environ, "OPENBLAS_NUM_THREADS": "2", "BOOKTOOLS_TEST_VALUE": "threads"}
     assert warm.fork_kernel([sys.executable, *warm.LAUNCHER, "-f", str(tmp_path / "k.json")],
-                            env, tmp_path) is None
+                            env, tmp_path, STARTUP_TIMEOUT) is None
     nb, seen = execute(WarmKernelManager, ["print(1 + 1)"], tmp_path, env)
     assert outputs(nb) == [[("stream", "2")]] and not is_warm(seen["parent"])
 
 
 def test_a_warm_process_ends_with_the_processes_that_may_ask_it():
     """Its standard input is held by the process that started it (and the processes forked
-    from it): when they have exited, it exits."""
+    from it): when they have exited, it exits, also if they did not close it (here the
+    process exits without its exit handlers, as a build's reading processes do)."""
     started = subprocess.run(
         [sys.executable, "-c", textwrap.dedent("""
             import os
             from booktools import warm
             warm.start({**os.environ, "OPENBLAS_NUM_THREADS": "1"})
-            print(warm._processes[0].pid)
+            print(warm._processes[0][1].pid, flush=True)
+            os._exit(0)
             """)], capture_output=True, text=True, check=True, timeout=STARTUP_TIMEOUT)
     pid = int(started.stdout)
     try:
@@ -179,4 +232,4 @@ def test_other_commands_start_as_usual(tmp_path):
     """Only this Python's ``-m ipykernel_launcher`` is forked."""
     for cmd in ([sys.executable, "-m", "other_kernel", "-f", "k.json"],
                 ["/usr/bin/python3", *warm.LAUNCHER, "-f", "k.json"]):
-        assert warm.fork_kernel(cmd, dict(os.environ), tmp_path) is None
+        assert warm.fork_kernel(cmd, dict(ONE_THREAD), tmp_path, STARTUP_TIMEOUT) is None

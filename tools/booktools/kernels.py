@@ -29,7 +29,7 @@ from jupyter_client.channels import AsyncZMQSocketChannel
 from nbclient import NotebookClient
 from traitlets import DottedObjectName, Type
 
-from .warm import ForkedKernel, fork_kernel
+from .warm import fork_kernel
 
 # Seconds a kernel may take to start before a client gives up: every client the book's
 # machinery and its tests create waits this long (nbclient's default is 60 s; nbval's too,
@@ -99,11 +99,13 @@ class WarmKernelManager(IPCKernelManager):
 
     async def _async_launch_kernel(self, kernel_cmd, **kw):
         # jupyter_client's hook "to launch kernel subprocesses differently"
-        pid = await asyncio.to_thread(fork_kernel, kernel_cmd, kw.get("env"), kw.get("cwd"))
-        if pid is None:
+        process = await asyncio.to_thread(fork_kernel, kernel_cmd, kw.get("env"),
+                                          kw.get("cwd"), STARTUP_TIMEOUT)
+        if process is None:
             return await super()._async_launch_kernel(kernel_cmd, **kw)
         provisioner = self.provisioner  # jupyter_client's LocalProvisioner, on ForkedKernel
-        provisioner.process, provisioner.pid, provisioner.pgid = ForkedKernel(pid), pid, pid
+        provisioner.process, provisioner.pid = process, process.pid
+        provisioner.pgid = process.pid  # the kernel leads a session of its own
         provisioner.cwd = kw.get("cwd") or os.getcwd()
         self._reconcile_connection_info(provisioner.connection_info)
 

@@ -8,28 +8,36 @@ a fifth of the work. Here one process (the *warm process*, ``python -m booktools
 imports them once; each kernel is then a fork of it, which starts in about a tenth of
 the CPU time (measured: 0.2 against 2.0 s to a chapter's first imports).
 
-A fork is the kernel it replaces only if the imports saw what the kernel would see:
+A fork is the kernel it replaces only if the imports saw what the kernel would see, and
+the warm process refuses (its kernels then start as usual) where they might not have:
 
 - the environment: a warm process serves the environment it was started with (less the
   variables jupyter_client sets for each kernel, ``JPY_*``); a kernel with another one
   (another OpenBLAS kernel, say) gets a warm process of its own;
-- one thread: a process with threads cannot be forked safely (a lock another thread holds
-  stays held in the child). With more than one BLAS thread OpenBLAS starts its threads
-  on import; such a warm process refuses, and its kernels start as usual;
-- the command: ``<this Python> -m ipykernel_launcher ...`` only;
 - what the kernel does at start before the imports: it sets ``MPLBACKEND`` to the inline
   backend (``ipykernel.kernelapp``), which matplotlib reads when it is imported; the warm
-  process does the same first.
+  process does the same first;
+- warnings: a warning that an import gives (and a kernel's filters show) would be the
+  kernel's to show, in the chapter's output, where the build fails on it; if the imports
+  give any, it refuses;
+- one thread: a process with threads cannot be forked safely (a lock another thread holds
+  stays held in the child). With more than one BLAS thread OpenBLAS starts its threads
+  on import: it refuses;
+- the command: ``<this Python> -m ipykernel_launcher ...`` only.
 
 The child then becomes the kernel as ``python -m ipykernel_launcher`` would: a session of
-its own (as jupyter_client starts kernels), stdin from ``/dev/null``, the kernel's working
-folder (also first on ``sys.path``), its environment, and NumPy's global random state
-seeded afresh, as a new process's is (Python's ``random`` reseeds itself after a fork).
+its own (as jupyter_client starts kernels), no file descriptor of the warm process's but
+its standard streams, stdin from ``/dev/null``, the kernel's working folder (also first on
+``sys.path``), its environment, and NumPy's global random state seeded afresh, as a new
+process's is (Python's ``random`` reseeds itself after a fork).
 
-A warm process lives as long as its standard input is open: the processes that may ask it
-for kernels hold it, so it ends with the last of them. It reaps its children at once
-(SIGCHLD ignored), so a kernel that has exited is gone: :class:`ForkedKernel`, the
-``Popen`` of a kernel that is not our child, polls it by its pid.
+It answers only processes of its own user (the address of an abstract Unix socket is
+visible to all), each with the kernel's pid, and keeps the connection: when the kernel has
+exited, it reaps it and writes its exit status there. :class:`ForkedKernel`, the
+``Popen`` of a kernel that is not our child, reads it. A warm process lives as long as
+its standard input is open: the processes that may ask it for kernels hold it (a build's
+reading processes, forked from the one that started it), so it ends with the last of
+them; the one that started it closes it when it exits.
 """
 
 import atexit
@@ -37,13 +45,17 @@ import json
 import os
 import pkgutil
 import runpy
+import select
 import selectors
 import signal
 import socket
+import struct
 import subprocess
 import sys
 import threading
+import time
 import uuid
+import warnings
 
 #: What the chapters import (a module left out here is only imported in each kernel).
 WARM = ("ipykernel.kernelapp", "numpy", "scipy.optimize", "sklearn.datasets",
@@ -51,9 +63,11 @@ WARM = ("ipykernel.kernelapp", "numpy", "scipy.optimize", "sklearn.datasets",
         "IPython.display", "lincls")
 INLINE = "module://matplotlib_inline.backend_inline"  # what ipykernel sets, if unset
 LAUNCHER = ["-m", "ipykernel_launcher"]
+#: Seconds the warm process waits for a request's line (the asker writes it at once).
+REQUEST_TIMEOUT = 60
 
 _warm = {}  # environment (as a sorted tuple) -> its warm process's address, or None
-_processes = []  # the warm processes this process started (their Popen kept, not waited)
+_processes = []  # the warm processes this process started
 _lock = threading.Lock()
 
 
@@ -86,18 +100,47 @@ def start(env):
                 with socket.socket(socket.AF_UNIX) as listener:
                     listener.bind(address)
                     listener.listen(64)
-                    _processes.append(subprocess.Popen(
+                    _processes.append((os.getpid(), subprocess.Popen(
                         [sys.executable, "-m", "booktools.warm", address.lstrip("\0"),
                          str(listener.fileno())],
                         stdin=subprocess.PIPE, env=dict(key), pass_fds=(listener.fileno(),),
-                        start_new_session=True))
+                        start_new_session=True)))
                 _warm[key] = address
         return _warm[key]
 
 
-def fork_kernel(cmd, env, cwd):
-    """The pid of a kernel forked for the command `cmd` in `env` and `cwd`, or None if it
-    must start as usual."""
+@atexit.register
+def stop():
+    """End the warm processes this process started: close their stdin, wait for them."""
+    with _lock:
+        mine = [p for owner, p in _processes if owner == os.getpid()]  # not a fork's
+        for process in mine:
+            process.stdin.close()
+        for process in mine:
+            try:
+                process.wait(REQUEST_TIMEOUT)  # it ends between two imports, at the latest
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait()
+        _processes.clear()
+        _warm.clear()
+
+
+def _line(sock, buffer=b""):
+    """(a line read from `sock` without its newline, what came after it); b"" at EOF."""
+    while b"\n" not in buffer:
+        data = sock.recv(4096)
+        if not data:
+            return b"", b""
+        buffer += data
+    line, _, rest = buffer.partition(b"\n")
+    return line, rest
+
+
+def fork_kernel(cmd, env, cwd, timeout):
+    """A :class:`ForkedKernel` for the command `cmd` in `env` and `cwd`, or None if the
+    kernel must start as usual (also if the warm process has not answered in `timeout`
+    seconds)."""
     if env is None or cmd[:3] != [sys.executable, *LAUNCHER]:
         return None
     address = start(env)
@@ -107,40 +150,54 @@ def fork_kernel(cmd, env, cwd):
     # not print its connection details to the terminal)
     env = {**env, "JPY_PARENT_PID": str(os.getpid())}
     request = {"argv": cmd[3:], "env": env, "cwd": os.fspath(cwd or os.getcwd())}
+    sock = socket.socket(socket.AF_UNIX)
     try:
-        with socket.socket(socket.AF_UNIX) as sock:
-            sock.connect(address)
-            sock.sendall(json.dumps(request).encode() + b"\n")
-            reply = json.loads(sock.makefile().readline() or "{}")
+        sock.settimeout(timeout)
+        sock.connect(address)
+        sock.sendall(json.dumps(request).encode() + b"\n")
+        line, rest = _line(sock)
+        pid = json.loads(line or "{}").get("pid")
     except (OSError, ValueError):
-        reply = {}
-    if reply.get("pid") is None:  # it refused, or it is gone: no warm start in `env`
+        pid = None
+    if pid is None:  # it refused, or it is gone: no warm start in `env`
+        sock.close()
         with _lock:
             _warm[_key(env)] = None
-    return reply.get("pid")
+        return None
+    return ForkedKernel(pid, sock, rest)
 
 
 class ForkedKernel:
-    """``subprocess.Popen``'s interface, for the kernel with pid `pid` that the warm
-    process forked (jupyter_client's provisioner polls, signals and kills it through
-    this). The warm process reaps it, so its exit status is not known: 0."""
+    """``subprocess.Popen``'s interface (what jupyter_client's provisioner uses: poll,
+    wait, signals) for the kernel with pid `pid` that a warm process forked; `sock` is
+    the connection on which the warm process writes its exit status."""
 
     stdin = stdout = stderr = None
 
-    def __init__(self, pid):
+    def __init__(self, pid, sock, buffer=b""):
         self.pid, self.returncode = pid, None
+        self._sock, self._buffer = sock, buffer
 
     def poll(self):
-        if self.returncode is None:
+        if self.returncode is None and self._sock is not None:
+            self._sock.setblocking(False)
             try:
-                os.kill(self.pid, 0)
-            except ProcessLookupError:
-                self.returncode = 0
+                while b"\n" not in self._buffer:
+                    data = self._sock.recv(64)
+                    if not data:  # the warm process has gone, and the kernel's status with
+                        break     # it (the kernel ends too: ipykernel's parent poller)
+                    self._buffer += data
+            except BlockingIOError:
+                return None
+            except OSError:
+                pass
+            self._sock.close()
+            self._sock = None
+            line = self._buffer.partition(b"\n")[0]
+            self.returncode = int(line) if line.strip() else 0
         return self.returncode
 
     def wait(self, timeout=None):
-        import time
-
         deadline = None if timeout is None else time.monotonic() + timeout
         while self.poll() is None:
             if deadline is not None and time.monotonic() > deadline:
@@ -165,7 +222,7 @@ def _become_kernel(request, session_fd):
     try:
         os.setsid()
         os.close(session_fd)  # the parent replies once the session is ours (killpg finds it)
-        for signum in (signal.SIGCHLD, signal.SIGINT, signal.SIGTERM):
+        for signum in (signal.SIGINT, signal.SIGTERM):
             signal.signal(signum, signal.SIG_DFL)
         null = os.open(os.devnull, os.O_RDONLY)
         os.dup2(null, 0)
@@ -185,7 +242,7 @@ def _become_kernel(request, session_fd):
         runpy.run_module("ipykernel_launcher", run_name="__main__", alter_sys=True)
         code = 0
     except SystemExit as exc:
-        code = exc.code if isinstance(exc.code, int) else 0
+        code = exc.code if isinstance(exc.code, int) else (exc.code is not None)
     except BaseException:
         import traceback
 
@@ -197,51 +254,109 @@ def _become_kernel(request, session_fd):
         os._exit(code)
 
 
-def serve(listener_fd):
-    """The warm process: import, then fork a kernel for each request on the listening Unix
-    socket `listener_fd` until stdin closes (or answer each that it cannot: threads)."""
-    listener = socket.socket(fileno=listener_fd)
+def _closed(fd=0):
+    """Whether `fd` (a pipe) has reached its end, without waiting."""
+    readable, _, _ = select.select([fd], [], [], 0)
+    return bool(readable) and not os.read(fd, 4096)
+
+
+def _warm_up():
+    """Import what the chapters import; None, or why this process must not fork kernels.
+    False if stdin closed meanwhile (nobody will ask)."""
     if not os.environ.get("MPLBACKEND"):
         os.environ["MPLBACKEND"] = INLINE
-    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is for the build; stdin ends us
-    signal.signal(signal.SIGCHLD, signal.SIG_IGN)  # exited kernels are reaped at once
     import importlib
 
     import lincls
 
     names = [*WARM, *(m.name for m in pkgutil.iter_modules(lincls.__path__, "lincls."))]
-    for name in names:
-        try:
-            importlib.import_module(name)
-        except ImportError:  # not installed here (lincls alone): each kernel imports it
-            pass
-    refused = f"{_threads()} threads after the imports" if _threads() != 1 else None
+    with warnings.catch_warnings(record=True) as caught:  # under the filters a kernel has
+        for name in names:
+            if _closed():
+                return False
+            try:
+                importlib.import_module(name)
+            except ImportError:  # not installed here (lincls alone): each kernel imports it
+                pass
+    if caught:
+        return f"warnings on import: {caught[0].category.__name__}: {caught[0].message}"
+    if _threads() != 1:
+        return f"{_threads()} threads after the imports"
+    return None
+
+
+def serve(listener_fd):
+    """The warm process: import, then fork a kernel for each request on the listening Unix
+    socket `listener_fd`, until stdin closes (or answer each that it cannot, and why)."""
+    listener = socket.socket(fileno=listener_fd)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is for the build; stdin ends us
+    refused = _warm_up()
+    if refused is False:
+        return
     events = selectors.DefaultSelector()
-    events.register(listener, selectors.EVENT_READ)
-    events.register(sys.stdin, selectors.EVENT_READ)
+    events.register(listener, selectors.EVENT_READ, "request")
+    events.register(0, selectors.EVENT_READ, "stdin")
+    kernels = {}  # pidfd -> (pid, the connection its status goes to)
+
+    def answer():
+        conn, _ = listener.accept()
+        creds = conn.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, struct.calcsize("3i"))
+        if struct.unpack("3i", creds)[1] != os.getuid():  # another user: no answer
+            conn.close()
+            return
+        conn.settimeout(REQUEST_TIMEOUT)
+        pid = pidfd = None
+        try:
+            line, _ = _line(conn)
+            request = json.loads(line or "null")
+            if refused or not request:
+                conn.sendall(json.dumps({"pid": None, "why": refused}).encode() + b"\n")
+                conn.close()
+                return
+            session, session_fd = os.pipe()
+            pid = os.fork()
+            if pid == 0:  # the child keeps its standard streams only (and session_fd)
+                os.close(session)
+                for fd in kernels:
+                    os.close(fd)
+                for _, other in kernels.values():
+                    other.close()
+                events.close()
+                listener.close()
+                conn.close()
+                _become_kernel(request, session_fd)
+            os.close(session_fd)
+            os.read(session, 1)  # EOF: the child has its session
+            os.close(session)
+            pidfd = os.pidfd_open(pid)
+            conn.sendall(json.dumps({"pid": pid}).encode() + b"\n")
+            kernels[pidfd] = (pid, conn)
+            events.register(pidfd, selectors.EVENT_READ, "exited")
+        except Exception:  # this request fails alone (its asker starts a kernel as usual)
+            conn.close()
+            if pidfd is not None and pidfd not in kernels:
+                os.close(pidfd)
+            if pid and pidfd not in kernels:  # a kernel nobody will connect to
+                os.kill(pid, signal.SIGKILL)
+                os.waitpid(pid, 0)
+
     while True:
         for key, _ in events.select():
-            if key.fileobj is sys.stdin:
-                if not os.read(0, 4096):
+            if key.data == "stdin":
+                if _closed():
                     return
-                continue
-            conn, _ = listener.accept()
-            with conn:
-                request = json.loads(conn.makefile().readline() or "null")
-                if refused or not request:
-                    conn.sendall(json.dumps({"pid": None, "why": refused}).encode() + b"\n")
-                    continue
-                session, session_fd = os.pipe()
-                pid = os.fork()
-                if pid == 0:
-                    listener.close()
-                    conn.close()
-                    os.close(session)
-                    _become_kernel(request, session_fd)
-                os.close(session_fd)
-                os.read(session, 1)  # EOF: the child has its session
-                os.close(session)
-                conn.sendall(json.dumps({"pid": pid}).encode() + b"\n")
+            elif key.data == "request":
+                answer()
+            else:  # a kernel has exited: reap it, tell its manager how
+                events.unregister(key.fd)
+                pid, conn = kernels.pop(key.fd)
+                os.close(key.fd)
+                _, status = os.waitpid(pid, 0)
+                try:
+                    conn.sendall(b"%d\n" % os.waitstatus_to_exitcode(status))
+                except OSError:
+                    pass
+                conn.close()
 
 
 if __name__ == "__main__":
