@@ -158,11 +158,13 @@ def test_the_build_log_says_where_a_chapter_waited(tmp_path):
     result = one_page_book(tmp_path, body)
     assert result.returncode == 0, (result.stdout + result.stderr)[-2000:]
     found = re.search(r"kernel(?: \(a warm start\))? CPU time [\d.]+ s; waited ([\d.]+) s for "
-                      r"the kernel, longest for the code cells up to notebook cell (\d+) "
-                      r"\(([\d.]+) s\); stopping it: [\d.]+ s", result.stdout)
+                      r"the kernel, longest for (the code cells up to notebook cell (\d+)|the "
+                      r"kernel's start) \(([\d.]+) s\); stopping it: [\d.]+ s", result.stdout)
     assert found, result.stdout[-2000:]
-    waited, cell, longest = float(found[1]), int(found[2]), float(found[3])
-    assert cell == sleeper and 4.0 <= longest <= waited
+    waited, cell, longest = float(found[1]), found[3], float(found[4])
+    # the cell that sleeps, unless the kernel's start took longer (a busy machine's first
+    # kernel, which waits for the warm process's imports: 5.3 s in a CI run)
+    assert cell in (str(sleeper), None) and 4.0 <= longest <= waited
 
 
 def test_the_pdf_contents_list_every_part_and_chapter():

@@ -170,10 +170,11 @@ def test_a_kernel_that_dies_is_noticed_with_its_exit_status(tmp_path):
 
 
 @pytest.mark.skipif(os.geteuid() != 0, reason="needs another user: root can become one")
-def test_another_user_gets_no_kernel():
+def test_another_user_gets_no_kernel(tmp_path):
     """The warm process's abstract socket is open to every user; it answers its own only."""
     address = warm.start(ONE_THREAD)
-    request = json.dumps({"argv": ["-f", "/tmp/k.json"], "env": ONE_THREAD, "cwd": "/"})
+    request = json.dumps({"argv": ["-f", str(tmp_path / "k.json")], "env": ONE_THREAD,
+                          "cwd": str(tmp_path)})
     probe = textwrap.dedent(f"""
         import os, socket
         os.setgid(65534); os.setuid(65534)

@@ -16,11 +16,11 @@ which step the longest, and how long the kernel took to stop.
 imports (scikit-learn, matplotlib, numba) before a chapter's first cell has done anything.
 The build's kernels are forked from one process that has imported them
 (:mod:`booktools.warm`), started before the reading processes are (they share it); a
-chapter's kernel then starts in a tenth of that. Measured cold on a 2-core machine: 78-79 s
-and 134 CPU seconds, against 94 s the same hour (110-117 s and about 190 CPU seconds the
-day before) with kernels started from nothing; the chapters' outputs were the same but for
-timings and random widget ids. A build whose chapters all come from the cache starts it
-too (it imports on the other core while Sphinx reads).
+chapter's kernel then starts in a tenth of that. Measured cold on a 2-core machine: 78-83 s
+and 134-142 CPU seconds, against 94 s and 162 CPU seconds the same hour (110-117 s and about
+190 CPU seconds the day before) with kernels started from nothing; the chapters' outputs
+were the same but for timings and random ids. A build whose chapters all come from the
+cache starts it too (it imports on the other core while Sphinx reads).
 
 **One BLAS thread per kernel.** The chapters already run side by side, so a kernel whose
 linear algebra also started a thread per core would only compete with its neighbours (and
