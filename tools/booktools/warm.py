@@ -58,9 +58,10 @@ import uuid
 import warnings
 
 #: What the chapters import (a module left out here is only imported in each kernel).
+#: (and lincls with every module of it: _warm_up)
 WARM = ("ipykernel.kernelapp", "numpy", "scipy.optimize", "sklearn.datasets",
         "sklearn.model_selection", "sklearn.preprocessing", "matplotlib.pyplot",
-        "IPython.display", "lincls")
+        "IPython.display")
 INLINE = "module://matplotlib_inline.backend_inline"  # what ipykernel sets, if unset
 LAUNCHER = ["-m", "ipykernel_launcher"]
 #: Seconds the warm process waits for a request's line (the asker writes it at once).
@@ -280,9 +281,8 @@ def _warm_up():
                 pass
     if caught:
         return f"warnings on import: {caught[0].category.__name__}: {caught[0].message}"
-    if _threads() != 1:
-        return f"{_threads()} threads after the imports"
-    return None
+    threads = _threads()
+    return None if threads == 1 else f"{threads} threads after the imports"
 
 
 def serve(listener_fd):

@@ -142,7 +142,6 @@ from sphinx.domains import Domain
 
 from booktools import warm
 from booktools.kernels import WarmKernelManager
-from booktools.warm import ForkedKernel
 
 #: Extensions that do not declare parallel safety but are safe (see the module docstring).
 SAFE = ("sphinx_multitoc_numbering", "sphinx_jupyterbook_latex")
@@ -505,8 +504,8 @@ def _stop_at_once(close_client):
             return close_client(self, *exc_info)
         self._client.shutdown_kernel = "immediate"
         cpu = _kernel_cpu(self._client)
-        process = getattr(getattr(self._client.km, "provisioner", None), "process", None)
-        warm_start = " (a warm start)" if isinstance(process, ForkedKernel) else ""
+        forked = isinstance(_kernel_process(self._client), warm.ForkedKernel)
+        warm_start = " (a warm start)" if forked else ""
         start = time.perf_counter()
         try:
             return close_client(self, *exc_info)
@@ -545,10 +544,15 @@ def _timed(method, step):
     return wrapper
 
 
+def _kernel_process(client):
+    """The Popen (or :class:`booktools.warm.ForkedKernel`) of a client's kernel, or None."""
+    return getattr(getattr(client.km, "provisioner", None), "process", None)
+
+
 def _kernel_cpu(client):
     """The CPU seconds of a kernel and of the processes it started (joblib's workers), or
     None; what has exited counts only if its parent waited for it."""
-    process = getattr(getattr(client.km, "provisioner", None), "process", None)
+    process = _kernel_process(client)
     try:
         kernel = psutil.Process(process.pid)
         tree = [kernel, *kernel.children(recursive=True)]
