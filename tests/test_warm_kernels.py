@@ -18,12 +18,12 @@ from nbclient.exceptions import DeadKernelError
 
 from booktools import warm
 from booktools.kernels import STARTUP_TIMEOUT, IPCKernelManager, WarmKernelManager
+from lincls.homework.answers import EXPECTED_ENV
 
 pytestmark = [pytest.mark.skipif(sys.platform != "linux", reason="fork, abstract sockets"),
               pytest.mark.timeout(4 * STARTUP_TIMEOUT)]  # a bound for a hang, not a wait
 
-# The build's kernels have one BLAS thread (with more, OpenBLAS starts threads on import,
-# and the warm process refuses: test_a_process_with_threads_is_not_forked).
+# The build's kernels have one BLAS thread (two: test_blas_threads_are_no_bar_to_a_warm_start).
 ONE_THREAD = {**os.environ, "OPENBLAS_NUM_THREADS": "1"}
 # What a kernel sees of where and how it runs, and whether its figures are shown inline.
 # (A forked kernel's argv has --IPKernelApp.parent_handle besides: booktools.warm.)
@@ -193,27 +193,52 @@ def test_another_user_gets_no_kernel(tmp_path):
 
 
 def test_another_environment_gets_a_warm_process_of_its_own(tmp_path):
-    """A kernel whose environment differs (but for jupyter_client's JPY_ variables) is
-    forked from another warm process, which imported in that environment."""
-    cell = ["import os\nprint(os.environ['BOOKTOOLS_TEST_VALUE'])"]
+    """A kernel whose environment differs (but for the variables set for each kernel:
+    jupyter_client's JPY_*, booktools.warm.PER_KERNEL) is forked from another warm process,
+    which imported in that environment; each kernel sees its own variables."""
+    cell = ["import os\nprint(os.environ['BOOKTOOLS_TEST_VALUE'], os.environ[%r])"
+            % EXPECTED_ENV]
     runs = {value: execute(WarmKernelManager, cell, tmp_path,
-                           {**ONE_THREAD, "BOOKTOOLS_TEST_VALUE": value, "JPY_TEST": value})
+                           {**ONE_THREAD, "BOOKTOOLS_TEST_VALUE": value, "JPY_TEST": value,
+                            EXPECTED_ENV: value})
             for value in ("a", "b")}
     again = execute(WarmKernelManager, cell, tmp_path,
-                    {**ONE_THREAD, "BOOKTOOLS_TEST_VALUE": "a", "JPY_TEST": "c"})
-    assert [outputs(nb)[0][0][1] for nb, _ in runs.values()] == ["a", "b"]
-    assert outputs(again[0])[0][0][1] == "a"
+                    {**ONE_THREAD, "BOOKTOOLS_TEST_VALUE": "a", "JPY_TEST": "c",
+                     EXPECTED_ENV: "c", "PYTEST_CURRENT_TEST": "c"})
+    assert [outputs(nb)[0][0][1] for nb, _ in runs.values()] == ["a a", "b b"]
+    assert outputs(again[0])[0][0][1] == "a c"
     parents = [seen["parent"] for _, seen in (*runs.values(), again)]
     assert all(is_warm(p) for p in parents)
     assert parents[0] != parents[1] and parents[2] == parents[0]
+    assert EXPECTED_ENV in warm.PER_KERNEL
 
 
-def test_a_process_with_threads_is_not_forked(tmp_path):
-    """With two BLAS threads OpenBLAS starts a thread on import: that warm process refuses,
-    and the kernel starts from nothing (and runs)."""
+def test_blas_threads_are_no_bar_to_a_warm_start(tmp_path):
+    """With two BLAS threads OpenBLAS starts a pool of threads on import, and stops it
+    before a fork: the kernel is forked, and its BLAS starts two threads again when used."""
     if (os.cpu_count() or 1) < 2:
         pytest.skip("OpenBLAS starts no thread on one core")
-    env = {**os.environ, "OPENBLAS_NUM_THREADS": "2", "BOOKTOOLS_TEST_VALUE": "threads"}
+    env = {**os.environ, "OPENBLAS_NUM_THREADS": "2", "BOOKTOOLS_TEST_VALUE": "blas"}
+    nb, seen = execute(WarmKernelManager, [
+        "import os, threadpoolctl, numpy as np\n"
+        "print(sorted({p['num_threads'] for p in threadpoolctl.threadpool_info()\n"
+        "              if p['internal_api'] == 'openblas'}))",
+        "before = len(os.listdir('/proc/self/task'))\na = np.ones((500, 500))\na @ a\n"
+        "print(len(os.listdir('/proc/self/task')) - before)"], tmp_path, env)
+    assert is_warm(seen["parent"])
+    assert outputs(nb) == [[("stream", "[2]")], [("stream", "1")]]
+
+
+def test_a_thread_that_outlives_a_fork_stops_the_warm_start(tmp_path):
+    """A thread that no library stops before a fork (here one that a sitecustomize starts
+    in every process): that warm process refuses, and the kernel starts from nothing (and
+    runs)."""
+    site = tmp_path / "site"
+    site.mkdir()
+    (site / "sitecustomize.py").write_text(
+        "import threading, time\n"
+        "threading.Thread(target=time.sleep, args=(3600,), daemon=True).start()\n")
+    env = {**ONE_THREAD, "PYTHONPATH": str(site), "BOOKTOOLS_TEST_VALUE": "thread"}
     assert warm.fork_kernel([sys.executable, *warm.LAUNCHER, "-f", str(tmp_path / "k.json")],
                             env, tmp_path, STARTUP_TIMEOUT) is None
     nb, seen = execute(WarmKernelManager, ["print(1 + 1)"], tmp_path, env)

@@ -12,8 +12,8 @@ there is no port to take, and no file to leave behind. Elsewhere nothing changes
 Their clients look for a message again every second (:class:`PromptChannel`): a wait
 for a message that has already arrived must not last until its timeout.
 
-:class:`WarmKernelManager`'s kernels (the build's) are forked from a process that has
-imported what the chapters import (:mod:`booktools.warm`).
+:class:`WarmKernelManager`'s kernels (the build's, the homework tools') are forked from a
+process that has imported what the chapters import (:mod:`booktools.warm`).
 """
 
 import asyncio
@@ -95,7 +95,8 @@ class IPCKernelManager(AsyncKernelManager):
 class WarmKernelManager(IPCKernelManager):
     """:class:`IPCKernelManager` whose kernels are forked from a warm process
     (:func:`booktools.warm.fork_kernel`) where they can be, and start as usual elsewhere.
-    Used where many kernels start in one environment: the build, the portability layer."""
+    Used where many kernels start in one environment: the build, the homework tools
+    (:func:`notebook_client`), the portability layer."""
 
     async def _async_launch_kernel(self, kernel_cmd, **kw):
         # jupyter_client's hook "to launch kernel subprocesses differently"
@@ -112,8 +113,8 @@ class WarmKernelManager(IPCKernelManager):
 
 def notebook_client(nb, folder, **kwargs):
     """nbclient's ``NotebookClient`` for ``nb``, its kernel started in ``folder`` and
-    managed by :class:`IPCKernelManager`, waiting :data:`STARTUP_TIMEOUT` for it to start;
+    managed by :class:`WarmKernelManager`, waiting :data:`STARTUP_TIMEOUT` for it to start;
     ``kwargs`` go to ``NotebookClient``."""
     kwargs.setdefault("startup_timeout", STARTUP_TIMEOUT)
     return NotebookClient(nb, resources={"metadata": {"path": str(folder)}},
-                          kernel_manager_class=IPCKernelManager, **kwargs)
+                          kernel_manager_class=WarmKernelManager, **kwargs)

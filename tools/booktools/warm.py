@@ -21,8 +21,11 @@ the warm process refuses (its kernels then start as usual) where they might not 
   kernel's to show, in the chapter's output, where the build fails on it; if the imports
   give any, it refuses;
 - one thread: a process with threads cannot be forked safely (a lock another thread holds
-  stays held in the child). With more than one BLAS thread OpenBLAS starts its threads
-  on import: it refuses;
+  stays held in the child). With more than one BLAS thread OpenBLAS starts a pool of
+  threads on import, but stops it before a fork (its ``pthread_atfork`` handler) and
+  starts it again when next used, in the child as in the parent: after the imports the
+  warm process forks once (a child that exits at once), and refuses if threads are left;
+  it forks a kernel only while it has one thread;
 - the command: ``<this Python> -m ipykernel_launcher ...`` only.
 
 The child then becomes the kernel as ``python -m ipykernel_launcher`` would: a session of
@@ -57,6 +60,8 @@ import time
 import uuid
 import warnings
 
+from lincls.homework.answers import EXPECTED_ENV
+
 #: What the chapters import (a module left out here is only imported in each kernel).
 #: (and lincls with every module of it: _warm_up)
 WARM = ("ipykernel.kernelapp", "numpy", "scipy.optimize", "sklearn.datasets",
@@ -72,11 +77,18 @@ _processes = []  # the warm processes this process started
 _lock = threading.Lock()
 
 
+#: Variables set for each kernel (or each test) that no import reads, only code that runs
+#: later: jupyter_client's ``PYTHONEXECUTABLE`` (which it drops; ``JPY_*`` too), pytest's
+#: ``PYTEST_CURRENT_TEST``, and the file where a teacher notebook's run records its
+#: expected values (a new one for each run of the homework tools).
+PER_KERNEL = ("PYTHONEXECUTABLE", "PYTEST_CURRENT_TEST", EXPECTED_ENV)
+
+
 def _key(env):
-    """What a warm process must share with a kernel: its environment, less what
-    jupyter_client sets for each kernel (and drops: ``PYTHONEXECUTABLE``)."""
+    """What a warm process must share with a kernel: its environment, less what is set for
+    each kernel (``JPY_*``, :data:`PER_KERNEL`); the child then takes the kernel's own."""
     return tuple(sorted((k, v) for k, v in env.items()
-                        if not k.startswith("JPY_") and k != "PYTHONEXECUTABLE"))
+                        if not k.startswith("JPY_") and k not in PER_KERNEL))
 
 
 def _threads():
@@ -281,8 +293,21 @@ def _warm_up():
                 pass
     if caught:
         return f"warnings on import: {caught[0].category.__name__}: {caught[0].message}"
+    if _threads() > 1:  # a pool that its library stops before a fork (OpenBLAS's) is no bar
+        _fork_once()
     threads = _threads()
-    return None if threads == 1 else f"{threads} threads after the imports"
+    return None if threads == 1 else f"{threads} threads after the imports and a fork"
+
+
+def _fork_once():
+    """Fork a child that exits at once: the libraries whose threads stop before a fork
+    (``pthread_atfork``) start them again only when next used, in this process never."""
+    with warnings.catch_warnings():  # Python 3.12+: "multi-threaded, use of fork()..."
+        warnings.simplefilter("ignore", DeprecationWarning)
+        pid = os.fork()
+    if pid == 0:
+        os._exit(0)
+    os.waitpid(pid, 0)
 
 
 def serve(listener_fd):
@@ -309,8 +334,9 @@ def serve(listener_fd):
         try:
             line, _ = _line(conn)
             request = json.loads(line or "null")
-            if refused or not request:
-                conn.sendall(json.dumps({"pid": None, "why": refused}).encode() + b"\n")
+            why = refused or (_threads() > 1 and "a thread besides the main one")
+            if why or not request:
+                conn.sendall(json.dumps({"pid": None, "why": why}).encode() + b"\n")
                 conn.close()
                 return
             session, session_fd = os.pipe()
