@@ -25,6 +25,9 @@ and then shows:
   CPU: ``tests/test_portability.py``), and every ``{eval}`` of a chapter must show what
   the build's run shows (declared timings aside), as that layer compares its other two.
 
+Its kernels are forked from a warm process, as the build's are (``booktools.labkernels``;
+on Binder each starts from nothing): about two CPU seconds of imports less per page.
+
 JupyterLab boots once per pytest worker (about 5 s): the worker's first page is opened
 by loading its launch URL; each later one in the same JupyterLab by the command that URL
 runs at start-up, once the page before it is closed and its kernel shut down (the main
@@ -51,6 +54,7 @@ from pathlib import Path
 from urllib.parse import unquote
 
 import jupytext
+import psutil
 import pytest
 import test_portability as portability
 import yaml
@@ -172,7 +176,11 @@ def lab(tmp_path_factory, lab_environment):
             "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
             "--LabApp.extension_manager=readonly",
             # window.jupyterapp: the test opens and closes pages with JupyterLab's commands
-            "--LabApp.expose_app_in_browser=True"]) as found:
+            "--LabApp.expose_app_in_browser=True",
+            # kernels forked from a warm process (the build's way), where Binder starts each
+            # from nothing: what a chapter shows is the same (tests/test_warm_kernels.py)
+            "--AsyncMappingKernelManager.kernel_manager_class="
+            "booktools.labkernels.WarmServerKernelManager"]) as found:
         yield found
 
 
@@ -308,6 +316,19 @@ def lab_window(lab, lab_context):
     window.discard()
 
 
+def forked_kernels():
+    """The kernels that warm processes of this test process's JupyterLab forked (a fork
+    has its warm process's command line)."""
+    found = []
+    for process in psutil.Process().children(recursive=True):
+        try:
+            if process.cmdline()[1:3] == ["-m", "booktools.warm"]:
+                found += process.children()
+        except psutil.Error:  # it ended meanwhile
+            pass
+    return found
+
+
 def launch_path(chapter):
     """The path the chapter's Binder launch button opens (read from the built page)."""
     built = HTML / Path(chapter).with_suffix(".html")
@@ -421,6 +442,7 @@ def test_chapter_reads_as_a_notebook(lab, lab_window, lab_environment, chapter):
         assert errors == [], f"{chapter}: error output\n" + "\n".join(errors)
         executed = page.locator(".jp-NotebookPanel:visible .jp-CodeCell .jp-InputPrompt")
         assert executed.count() == n_code
+        assert forked_kernels(), f"{chapter}: its kernel was not forked from a warm process"
 
         # The markdown cells' inline expressions are evaluated after the cells run (up to
         # 90 s: two JupyterLabs run chapters side by side, and the machine may be busy).

@@ -92,11 +92,9 @@ class IPCKernelManager(AsyncKernelManager):
         super().__init__(**kwargs)
 
 
-class WarmKernelManager(IPCKernelManager):
-    """:class:`IPCKernelManager` whose kernels are forked from a warm process
-    (:func:`booktools.warm.fork_kernel`) where they can be, and start as usual elsewhere.
-    Used where many kernels start in one environment: the build, the homework tools
-    (:func:`notebook_client`), the portability layer."""
+class WarmStart:
+    """A kernel manager's mixin: its kernels are forked from a warm process
+    (:func:`booktools.warm.fork_kernel`) where they can be, and start as usual elsewhere."""
 
     async def _async_launch_kernel(self, kernel_cmd, **kw):
         # jupyter_client's hook "to launch kernel subprocesses differently"
@@ -109,6 +107,14 @@ class WarmKernelManager(IPCKernelManager):
         provisioner.pgid = process.pid  # the kernel leads a session of its own
         provisioner.cwd = kw.get("cwd") or os.getcwd()
         self._reconcile_connection_info(provisioner.connection_info)
+
+
+class WarmKernelManager(WarmStart, IPCKernelManager):
+    """:class:`IPCKernelManager` with a warm start (:class:`WarmStart`). Used where many
+    kernels start in one environment: the build, the homework tools
+    (:func:`notebook_client`), the portability layer (and, as
+    :class:`booktools.labkernels.WarmServerKernelManager`, the browser layer's
+    JupyterLab)."""
 
 
 def notebook_client(nb, folder, **kwargs):
