@@ -48,9 +48,12 @@ def stop_warm_processes():
     warm.stop()
 
 
-def execute(manager, cells, folder, env=None, **kwargs):
+def execute(manager, cells, folder, env=None, start=True, **kwargs):
     """Run `cells` in a kernel of `manager` in `folder` (in `env`); the notebook, and the
-    kernel's pid and its parent's command line."""
+    kernel's pid and its parent's command line. With `start`, the warm process for `env`
+    is started first, as the build starts its own (then the first kernel is forked too)."""
+    if start:
+        warm.start(ONE_THREAD if env is None else env)
     nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(c) for c in cells])
     seen = {}
 
@@ -116,6 +119,8 @@ def test_a_warm_kernel_runs_as_one_started_from_nothing(tmp_path):
 def test_a_warm_kernel_stops_with_its_group_and_is_interrupted(tmp_path):
     """Shut down at once, the kernel and a process it started are killed (its process
     group); an interrupt stops a running cell; a kernel that dies is noticed."""
+    warm.start(ONE_THREAD)  # as the build does: its first kernel is forked too
+
     async def run():
         km = WarmKernelManager()
         await km.start_kernel(cwd=str(tmp_path), env=ONE_THREAD)
@@ -240,7 +245,7 @@ def test_a_thread_that_outlives_a_fork_stops_the_warm_start(tmp_path):
         "threading.Thread(target=time.sleep, args=(3600,), daemon=True).start()\n")
     env = {**ONE_THREAD, "PYTHONPATH": str(site), "BOOKTOOLS_TEST_VALUE": "thread"}
     assert warm.fork_kernel([sys.executable, *warm.LAUNCHER, "-f", str(tmp_path / "k.json")],
-                            env, tmp_path, STARTUP_TIMEOUT) is None
+                            env, tmp_path, STARTUP_TIMEOUT, at_once=True) is None
     nb, seen = execute(WarmKernelManager, ["print(1 + 1)"], tmp_path, env)
     assert outputs(nb) == [[("stream", "2")]] and not is_warm(seen["parent"])
 
@@ -263,6 +268,22 @@ def test_a_warm_process_ends_with_the_processes_that_may_ask_it():
     except psutil.NoSuchProcess:
         alive = []
     assert alive == []
+
+
+def test_an_environment_gets_its_warm_process_at_its_second_kernel(tmp_path):
+    """A caller that asks for one kernel pays no warm process: the first kernel of an
+    environment starts as usual, the second is forked; so is the first with
+    ``warm_at_once`` (a server's: booktools.labkernels)."""
+
+    class AtOnce(WarmKernelManager):
+        warm_at_once = True
+
+    env = {**ONE_THREAD, "BOOKTOOLS_TEST_VALUE": "twice"}
+    parents = [execute(WarmKernelManager, ["print(1)"], tmp_path, env, start=False)[1]["parent"]
+               for _ in range(2)]
+    _, seen = execute(AtOnce, ["print(1)"], tmp_path,
+                      {**ONE_THREAD, "BOOKTOOLS_TEST_VALUE": "at once"}, start=False)
+    assert [is_warm(p) for p in (*parents, seen["parent"])] == [False, True, True]
 
 
 def test_other_commands_start_as_usual(tmp_path):

@@ -120,7 +120,9 @@ def clean_venv(dist, tmp_path_factory):
     """A fresh venv with the wheel (and its widgets extra) and ipykernel: no repository."""
     wheel, _ = dist
     venv = tmp_path_factory.mktemp("venv")
-    # no pip of its own: this venv's pip installs into it (``--python``), faster
+    # no pip of its own: this venv's pip installs into it (``--python``), faster; and no
+    # byte code for every module installed (most of pip's CPU time, measured in
+    # tests/test_pythons.py): Python compiles what the notebooks import
     run([sys.executable, "-m", "venv", "--without-pip", str(venv)])
     pins = [line for line in (ROOT / "requirements.txt").read_text().splitlines()
             if re.match(r"[\w.-]+==", line)]
@@ -128,7 +130,7 @@ def clean_venv(dist, tmp_path_factory):
     constraints.write_text("\n".join(pins) + "\n")
     kernel = next(p for p in pins if p.startswith("ipykernel=="))
     run([sys.executable, "-m", "pip", "--python", str(venv / "bin" / "python"), "install",
-         "--quiet", "--disable-pip-version-check", "-c", str(constraints),
+         "--quiet", "--disable-pip-version-check", "--no-compile", "-c", str(constraints),
          f"{wheel}[widgets]", kernel], cwd=venv, timeout=1200)
     return venv
 

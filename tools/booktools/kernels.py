@@ -94,12 +94,15 @@ class IPCKernelManager(AsyncKernelManager):
 
 class WarmStart:
     """A kernel manager's mixin: its kernels are forked from a warm process
-    (:func:`booktools.warm.fork_kernel`) where they can be, and start as usual elsewhere."""
+    (:func:`booktools.warm.fork_kernel`) where they can be, and start as usual elsewhere.
+    ``warm_at_once``: the first kernel of an environment too (for a server)."""
+
+    warm_at_once = False
 
     async def _async_launch_kernel(self, kernel_cmd, **kw):
         # jupyter_client's hook "to launch kernel subprocesses differently"
         process = await asyncio.to_thread(fork_kernel, kernel_cmd, kw.get("env"),
-                                          kw.get("cwd"), STARTUP_TIMEOUT)
+                                          kw.get("cwd"), STARTUP_TIMEOUT, self.warm_at_once)
         if process is None:
             return await super()._async_launch_kernel(kernel_cmd, **kw)
         provisioner = self.provisioner  # jupyter_client's LocalProvisioner, on ForkedKernel

@@ -11,4 +11,7 @@ from .kernels import WarmStart
 
 
 class WarmServerKernelManager(WarmStart, ServerKernelManager):
-    """jupyter_server's kernel manager, with a warm start where it can be."""
+    """jupyter_server's kernel manager, with a warm start where it can be, from its first
+    kernel on (a server starts many)."""
+
+    warm_at_once = True

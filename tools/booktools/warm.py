@@ -73,6 +73,7 @@ LAUNCHER = ["-m", "ipykernel_launcher"]
 REQUEST_TIMEOUT = 60
 
 _warm = {}  # environment (as a sorted tuple) -> its warm process's address, or None
+_asked = set()  # the environments a kernel was asked for in, with no warm process yet
 _processes = []  # the warm processes this process started
 _lock = threading.Lock()
 
@@ -137,6 +138,7 @@ def stop():
                 process.wait()
         _processes.clear()
         _warm.clear()
+        _asked.clear()
 
 
 def _line(sock, buffer=b""):
@@ -150,11 +152,22 @@ def _line(sock, buffer=b""):
     return line, rest
 
 
-def fork_kernel(cmd, env, cwd, timeout):
+def fork_kernel(cmd, env, cwd, timeout, at_once=False):
     """A :class:`ForkedKernel` for the command `cmd` in `env` and `cwd`, or None if the
     kernel must start as usual (also if the warm process has not answered in `timeout`
-    seconds)."""
+    seconds).
+
+    The first kernel of an environment starts as usual, and the warm process for it only
+    with the second: its imports cost more than a kernel's start, and many callers ask
+    once (a command that runs one notebook, a test). With `at_once` (a server, which
+    starts many), or after :func:`start` (the build), the first is forked too."""
     if env is None or cmd[:3] != [sys.executable, *LAUNCHER]:
+        return None
+    key = _key(env)
+    with _lock:
+        first = key not in _warm and key not in _asked and not at_once
+        _asked.add(key)
+    if first:
         return None
     address = start(env)
     if address is None:
