@@ -59,6 +59,7 @@ import pytest
 import test_portability as portability
 import yaml
 from chromium import TIMEOUT_MS, require_chromium
+from test_warm_kernels import is_warm
 
 from booktools.kernels import STARTUP_TIMEOUT
 
@@ -322,7 +323,7 @@ def forked_kernels():
     found = []
     for process in psutil.Process().children(recursive=True):
         try:
-            if process.cmdline()[1:3] == ["-m", "booktools.warm"]:
+            if is_warm(process.cmdline()):
                 found += process.children()
         except psutil.Error:  # it ended meanwhile
             pass
