@@ -24,11 +24,12 @@ def run_tmpdir(tmp_path_factory):
 
 
 @pytest.fixture(scope="session")
-def browser():
+def browser(tmp_path_factory):
     """One headless Chromium per test process, shared by the browser test modules: a
-    pytest worker that runs tests of both keeps it (Playwright's sync API runs one at a time)."""
+    pytest worker that runs tests of both keeps it (Playwright's sync API runs one at a
+    time). Offline but for 127.0.0.1 and the local copies of the CDN's files (chromium.py)."""
     from chromium import launch, require_chromium
 
     require_chromium()  # skips (fails under CI=true) where there is none
-    with launch() as chromium:
+    with launch(tmp_path_factory.mktemp("cdn")) as chromium:
         yield chromium

@@ -3,8 +3,9 @@
 The site is served from ``_build/html`` on 127.0.0.1. The third-party JavaScript it
 loads from jsDelivr (MathJax, require.js, the ipywidgets HTML manager; pinned in
 ``_config.yml``) is answered from local npm copies in ``.venv/vendor`` (``make browser``
-fetches them; versions in ``tests/browser/package.json``). Any other request that leaves
-127.0.0.1 is blocked and reported. Run by ``make test`` after the book build.
+fetches them; versions in ``tests/browser/package.json``) by a local CDN
+(``tests/chromium.py``). Any other request that leaves 127.0.0.1 fails and is reported.
+Run by ``make test`` after the book build.
 
 Accessibility: axe-core (an npm package pinned beside those assets) runs on every page of
 the site and of the student edition and fails on violations of impact serious or
@@ -21,7 +22,6 @@ fit, and the menu buttons open the navigation (screenshots ``_build/screenshots/
 import functools
 import http.server
 import json
-import mimetypes
 import re
 import threading
 from contextlib import contextmanager
@@ -30,19 +30,14 @@ from urllib.parse import unquote, urlsplit
 
 import pytest
 import yaml
-from chromium import TIMEOUT_MS, require, require_chromium
+from chromium import TIMEOUT_MS, VENDOR, cdn_file, require, require_chromium
 
 from booktools.sphinxext.slides import SUFFIX as SLIDES  # the decks: tests of their own
 
 ROOT = Path(__file__).resolve().parents[1]
 HTML = ROOT / "_build" / "html"
 STUDENT_HTML = ROOT / "_build" / "student" / "html"
-VENDOR = ROOT / ".venv" / "vendor"
 SCREENSHOTS = ROOT / "_build" / "screenshots"
-CDN = re.compile(r"^https://cdn\.jsdelivr\.net/npm/((?:@[^/]+/)?[^/@]+)@([^/]+)/([^?#]*)")
-# Other CDN folders the site's scripts load (the HTML manager adds Font Awesome 4.4),
-# and the npm package@version they hold.
-MIRRORS = {"https://maxcdn.bootstrapcdn.com/font-awesome/4.4.0/": "font-awesome@4.4.0/"}
 SKIP_DIRS = {"_static", "_sources", "_images", "_sphinx_design_static"}
 
 pytestmark = pytest.mark.browser
@@ -87,6 +82,15 @@ class Quiet(http.server.SimpleHTTPRequestHandler):
     def log_message(self, *args):
         pass
 
+    def send_head(self):
+        # Chromium asks the server's root for an icon when a page names none; the book's
+        # site lives below its host's root (GitHub Pages), which is not the book's to fill
+        if self.path == "/favicon.ico" and not Path(self.directory, "favicon.ico").exists():
+            self.send_response(204)
+            self.end_headers()
+            return None
+        return super().send_head()
+
 
 @contextmanager
 def serve(directory):
@@ -119,44 +123,26 @@ def offline(browser, server):
 
 
 @contextmanager
-def offline_context(browser, server, **options):
-    """A browser context that sees only the local site and the local CDN copies.
+def offline_context(browser, server, allow=(), **options):
+    """A browser context that sees only the local site (and the local CDN: chromium.py).
 
-    Yields the context and the list of offline problems (blocked or unknown requests).
-    `options` go to Playwright's ``new_context`` (default: a 1280 x 900 viewport).
+    Yields the context and the list of offline problems: requests to anywhere but `server`
+    and the URL prefixes `allow`, or to a CDN file without its local copy (Chromium finds
+    no other host; its failed request is reported too: see open_page). Listening to the
+    requests, rather than routing them, keeps Chromium's cache on. `options` go to
+    Playwright's ``new_context`` (default: a 1280 x 900 viewport).
     """
     problems = []
 
-    def handle(route):
-        url = route.request.url
-        if url.startswith(server) or url.startswith("data:"):
-            return route.continue_()
-        for prefix, package in MIRRORS.items():
-            if url.startswith(prefix):
-                url = "https://cdn.jsdelivr.net/npm/" + package + url[len(prefix):]
-        match = CDN.match(url)
-        if not match:
-            problems.append(f"blocked request to {url}")
-            return route.abort()
-        name, version, path = match.groups()
-        package = VENDOR / name
-        if not (package / "package.json").exists():
-            problems.append(f"no local copy of npm package {name} for {url}")
-            return route.fulfill(status=404)
-        local = json.loads((package / "package.json").read_text())["version"]
-        target = package / path
-        if local != version:
-            problems.append(f"{url} asks for {name}@{version}, the local copy is {local}")
-        if not target.is_file():
-            problems.append(f"{url}: {path} is not in the local copy of {name}@{local}")
-            return route.fulfill(status=404, headers={"Access-Control-Allow-Origin": "*"})
-        route.fulfill(status=200, body=target.read_bytes(),
-                      content_type=mimetypes.guess_type(target.name)[0] or "text/plain",
-                      headers={"Access-Control-Allow-Origin": "*"})
+    def check(request):
+        if not request.url.startswith((server, "data:", "blob:", *allow)):
+            problem = cdn_file(request.url)[1]
+            if problem:
+                problems.append(problem)
 
     context = browser.new_context(**{"viewport": {"width": 1280, "height": 900}, **options})
     context.set_default_timeout(TIMEOUT_MS)
-    context.route("**/*", handle)
+    context.on("request", check)
     # every page opens in the theme's default mode: the theme keeps a mode the switch chose
     # (a dark-mode check on another page of this context) in localStorage
     context.add_init_script("localStorage.removeItem('mode'); localStorage.removeItem('theme')")
@@ -166,14 +152,26 @@ def offline_context(browser, server, **options):
         context.close()
 
 
-def open_page(offline, server, name, query=""):
-    """Open page `name` and return it with the list of problems it reports."""
+TABS = {}  # a browser context's one tab that open_page(..., tab=True) reuses
+
+
+def open_page(offline, server, name, query="", tab=False):
+    """Open page `name` and return it with the list of problems it reports.
+
+    With `tab`, in the context's reused tab (opened the first time, and again once a test
+    has closed it): a new tab is a new renderer process, which parses and compiles the
+    scripts again (MathJax: a page with much math took about 5 CPU seconds in a new tab,
+    3 in the reused one)."""
     context, problems = offline
     problems.clear()
-    page = context.new_page()
-    page.on("console", lambda m: m.type == "error" and problems.append(f"console: {m.text}"))
-    page.on("pageerror", lambda e: problems.append(f"page error: {e}"))
-    page.on("requestfailed", lambda r: problems.append(f"failed: {r.url} ({r.failure})"))
+    page = TABS.get(context) if tab else None
+    if page is None or page.is_closed():
+        page = context.new_page()
+        page.on("console", lambda m: m.type == "error" and problems.append(f"console: {m.text}"))
+        page.on("pageerror", lambda e: problems.append(f"page error: {e}"))
+        page.on("requestfailed", lambda r: problems.append(f"failed: {r.url} ({r.failure})"))
+        if tab:
+            TABS[context] = page
     page.goto(f"{server}{name}.html{query}", wait_until="load")
     return page, problems
 
@@ -392,7 +390,7 @@ def links(page, server, name):
 def test_page(offline, server, name):
     """One visit, every check of the page; on a numbered chapter its quizzes too (see
     quiz_checks and dark_quizzes)."""
-    page, problems = open_page(offline, server, name)
+    page, problems = open_page(offline, server, name, tab=True)
     try:
         found = typeset(page) + images(page) + widgets(page) + animations(page)
         found += unseen(page, HTML / f"{name}.html")
@@ -406,8 +404,9 @@ def test_page(offline, server, name):
         # with the dropdowns open (the quizzes' "Show the answer" too) and their feedback shown
         found += alt_texts(page, name) + axe(page, name)
         found += problems
-    finally:
-        page.close()
+    except BaseException:
+        page.close()  # the next test opens a new tab
+        raise
     assert found == [], "\n".join(found)
 
 
@@ -435,6 +434,24 @@ def test_screenshots_cover_every_part():
     if not HTML.exists():
         pytest.fail("_build/html is missing: build the book first (make book)")
     assert set(screenshot_pages()) <= set(site_pages()), set(screenshot_pages()) - set(site_pages())
+
+
+def test_offline_but_for_the_site_and_the_local_cdn(offline, server):
+    """A request to another host fails and is reported; a CDN file is answered from its
+    local copy, and a version other than the copy's is reported."""
+    local = json.loads((VENDOR / "mathjax" / "package.json").read_text())["version"]
+    urls = ["https://example.org/"] + [
+        f"https://cdn.jsdelivr.net/npm/mathjax@{version}/es5/tex-mml-chtml.js"
+        for version in (local, local + "-other")]
+    page, problems = open_page(offline, server, "book/index")
+    try:
+        statuses = page.evaluate("""urls => Promise.all(urls.map(u => fetch(u)
+            .then(r => r.status, () => 'failed')))""", urls)
+    finally:
+        page.close()
+    assert statuses == ["failed", 200, 200]
+    assert f"blocked request to {urls[0]}" in problems
+    assert f"{urls[2]} asks for mathjax@{local}-other, the local copy is {local}" in problems
 
 
 def test_search_finds_perceptron(offline, server):
@@ -465,13 +482,14 @@ def student_offline(browser):
 @pytest.mark.parametrize("name", site_pages(STUDENT_HTML) if STUDENT_HTML.exists() else ["index"])
 def test_student_page_accessible(student_offline, name):
     context, problems, server = student_offline
-    page, problems = open_page((context, problems), server, name)
+    page, problems = open_page((context, problems), server, name, tab=True)
     try:
         found = typeset(page) + images(page) + widgets(page) + dropdowns(page)
         found += alt_texts(page, "student/" + name) + axe(page, "student/" + name)
         found += problems
-    finally:
-        page.close()
+    except BaseException:
+        page.close()  # the next test opens a new tab
+        raise
     assert found == [], "\n".join(found)
 
 

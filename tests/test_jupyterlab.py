@@ -262,7 +262,7 @@ class LabWindow:
         self.page = None
         # JupyterLab runs with its network features off: nothing of its own may leave the
         # machine. Outputs may link CDN assets (matplotlib's JavaScript animations link Font
-        # Awesome); on Binder they load, here they fail harmlessly, so they are allowed.
+        # Awesome); on Binder they load, here the local CDN answers (tests/chromium.py).
         self.outside = []
 
     def _request(self, request):

@@ -48,6 +48,7 @@ import resource
 import signal
 import sys
 import time
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from html import unescape
@@ -203,8 +204,10 @@ async def environments(scratch, say):
 def third_environment(scratch):
     """The third environment (its scratch directories under `scratch`), for a process
     outside this layer (JupyterLab's kernels); the layer's own lines say how it is chosen."""
-    with no_core_dumps():
-        *_, third = asyncio.run(environments(scratch, lambda line: None))
+    # in a thread of its own: Playwright's sync API, once started in this process (a
+    # browser test before the first JupyterLab one), holds the thread's event loop
+    with no_core_dumps(), ThreadPoolExecutor(1) as thread:
+        *_, third = thread.submit(asyncio.run, environments(scratch, lambda line: None)).result()
     return third
 
 

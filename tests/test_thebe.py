@@ -6,8 +6,8 @@ On the site, the button starts a kernel on mybinder.org. Here a Jupyter server o
 Binder's place: the test adds a Thebe configuration with the server's URL and token to
 the page, as its last ``text/x-thebe-config``, which Thebe merges over the page's. Thebe's
 own JavaScript comes from the npm package pinned in tests/browser/package.json, served
-for jsDelivr as tests/test_browser.py serves MathJax; any other request that leaves
-127.0.0.1 is blocked and reported.
+for jsDelivr as MathJax is (tests/chromium.py); any other request that leaves 127.0.0.1
+fails and is reported.
 
 On two chapters the test presses "Live Code", waits for the kernel and the chapter's
 hidden set-up, edits a cell with the keyboard, runs it and sees its printed output and a
@@ -115,11 +115,8 @@ def jupyter(tmp_path_factory, server):
 @pytest.fixture(scope="module")
 def live(browser, server, jupyter):
     """A browser context offline but for the site and the local Jupyter server."""
-    with offline_context(browser, server) as (context, problems):
-        # the last route registered is asked first: the server's requests go through
-        # (its WebSocket is not routed at all)
-        context.route(f"{jupyter[0]}**", lambda route: route.continue_())
-        yield context, problems
+    with offline_context(browser, server, allow=(jupyter[0],)) as found:
+        yield found
 
 
 def code(cell):
