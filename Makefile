@@ -26,7 +26,8 @@ NBVAL := --nbval -p no:cacheprovider --nbval-sanitize-with tests/sanitize.cfg --
 .PHONY: book slides test lint unit sklearn homework homework-default homework-prescott load release \
         book-clean portability student-book nbgrader student-test browser pythons \
         other-pythons newest-python older-pythons route chromium bubblewrap \
-        poppler pdf student-pdf pdf-test bench clean wheel side side-teacher side-student
+        poppler pdf student-pdf pdf-test bench clean wheel side side-teacher side-student \
+        outputs
 
 # Before any install, `make book`/`make test` stop with one line when the interpreter (the
 # venv's, once it exists) is outside PY_MIN..PY_MAX. Plain `python -c`: any Python runs it.
@@ -212,6 +213,12 @@ student-pdf: $(VENV)/.installed-dev $(VENDOR)/.installed chromium poppler
 	  $(if $(STUDENT_REPO),--repository-url $(STUDENT_REPO))
 	$(PY) -m booktools.sphinxext.pdf _build/student/singlehtml _build/pdf/$(STUDENT_PDF) \
 	  --copy-to _build/student/html
+
+## outputs: what is published checked, publishing and pdf-test side by side (each keeps
+## about one core busy: one after the other, they left one idle for 47 s of a CI run), each
+## one's output printed whole when it ends
+outputs:
+	$(MAKE) --no-print-directory -j2 --output-sync=target publishing pdf-test
 
 ## pdf-test: both PDF editions open and hold every chapter, figure and no raw markup; the
 ## student one no solution

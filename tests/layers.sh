@@ -49,5 +49,5 @@ lane older-pythons
 lane newest-python
 "${make[@]}" release nbgrader book-clean || exit
 lane route
-"${make[@]}" portability side publishing pdf-test browser || exit
+"${make[@]}" portability side outputs browser || exit
 show

@@ -31,7 +31,6 @@ from booktools.homework.notebook import hidden_sources, public_lines
 
 ROOT = Path(__file__).resolve().parents[1]
 HOMEWORK = sorted((ROOT / "book" / "homework").glob("*.ipynb"))
-SECRET = "5d1f3b7a9c2e4f6a8b0d1c3e5f7a9b2d4c6e8f0a1b3d5c7e9f2a4b6d8c0e1f3a"
 XSS = "<script>alert(1)</script>"
 IMG = "</pre><img src=x onerror=alert(2)>"
 
@@ -199,18 +198,18 @@ def spellings(value):
 @pytest.fixture(scope="module")
 def graded(tmp_path_factory):
     """One ``autograde --feedback`` run over every homework."""
-    from test_nbgrader import need_sandbox
+    from test_nbgrader import made_release, need_sandbox
 
     need_sandbox()
     tmp = tmp_path_factory.mktemp("feedback")
-    # the course's variant, copied to each student's folder (as tests/test_autograde.py)
-    hw.release(ROOT / "book" / "homework", tmp / "student", grading=tmp / "grading",
-               seed=SECRET)
+    # the release of `make release` (not one of our own: it would run every teacher
+    # notebook again), its grading versions copied to each student's folder
+    ours, grading = made_release()
     roster = ["honest", "blank", "wrong", "xss"]
     subs = {}
     for path in HOMEWORK:
         teacher = nbformat.read(path, 4)
-        student = nbformat.read(tmp / "student" / path.name, 4)
+        student = nbformat.read(ours / path.name, 4)
         for sid, nb in submissions(teacher, student).items():
             subs[sid, path.stem] = nb
     # xss: the teacher's solution to homework 4, with hostile code and outputs
@@ -221,13 +220,10 @@ def graded(tmp_path_factory):
     xss.cells.append(new_markdown_cell(IMG))
     subs["xss", "homework4"] = xss
     for sid in roster:
-        (tmp / "grading" / sid).mkdir()
+        (tmp / "grading" / sid).mkdir(parents=True)
         for path in HOMEWORK:
-            for src in (tmp / "grading" / path.name, values_path(tmp / "grading" / path.name)):
+            for src in (grading / path.name, values_path(grading / path.name)):
                 shutil.copy(src, tmp / "grading" / sid / src.name)
-    for path in HOMEWORK:
-        (tmp / "grading" / path.name).unlink()
-        values_path(tmp / "grading" / path.name).unlink()
     for (sid, name), nb in subs.items():
         (tmp / "submitted" / sid / name).mkdir(parents=True)
         nbformat.write(nb, tmp / "submitted" / sid / name / f"{name}.ipynb")

@@ -49,7 +49,7 @@ def test_the_chain_in_order_and_the_lanes_beside_it(tmp_path):
     result, calls, tmpdir = run_layers(tmp_path)
     assert result.returncode == 0, result.stderr
     chain = ["lint unit load", "release nbgrader book-clean",
-             "portability side publishing pdf-test browser"]
+             "portability side outputs browser"]
     nice = os.nice(0)  # everything at the caller's priority
     starts = [c for c in calls if c.startswith("start")]
     for part in chain:

@@ -16,6 +16,7 @@ Then one variant per student: homework 4 released for five students and graded b
 
 import copy
 import csv
+import functools
 import importlib
 import os
 import shutil
@@ -65,22 +66,30 @@ def nbgrader(course, *args):
     return result
 
 
-@pytest.fixture(scope="module")
-def course(tmp_path_factory):
-    """A course with every homework released by nbgrader and autograded twice.
-
-    Its source is the release that ``make release`` (the layer before this one) wrote to
-    ``_build/release``, not a release of its own: that would run every teacher notebook
-    once more. Its student versions must be those of the teacher notebooks as they are."""
-    tmp = tmp_path_factory.mktemp("nbgrader")
-    course = tmp / "course"
+@functools.cache
+def made_release():
+    """The student and grading versions of every homework that ``make release`` (the layer
+    before this one) wrote to ``_build/release``: a release of a test's own would run every
+    teacher notebook once more. Its student versions must be those of the teacher notebooks
+    as they are (compared with a release that runs no notebook)."""
     ours, grading = RELEASE / "homework", RELEASE / "grading"
     if not all((d / p.name).is_file() for d in (ours, grading) for p in HOMEWORK):
         pytest.fail(f"{RELEASE} is missing: run `make release` first")
-    hw.release(ROOT / "book" / "homework", tmp / "student")  # no notebook runs for this
-    for path in HOMEWORK:
-        assert (tmp / "student" / path.name).read_bytes() == (ours / path.name).read_bytes(), (
-            f"{ours / path.name} is not the release of {path}: run `make release` again")
+    with tempfile.TemporaryDirectory() as tmp:
+        hw.release(ROOT / "book" / "homework", Path(tmp))  # no notebook runs for this
+        for path in HOMEWORK:
+            assert (Path(tmp) / path.name).read_bytes() == (ours / path.name).read_bytes(), (
+                f"{ours / path.name} is not the release of {path}: run `make release` again")
+    return ours, grading
+
+
+@pytest.fixture(scope="module")
+def course(tmp_path_factory):
+    """A course with every homework released by nbgrader and autograded twice, from the
+    release of ``make release`` (:func:`made_release`)."""
+    tmp = tmp_path_factory.mktemp("nbgrader")
+    course = tmp / "course"
+    ours, grading = made_release()
     (course / "source").mkdir(parents=True)
     (course / "nbgrader_config.py").write_text(
         "c = get_config()\n"
