@@ -36,7 +36,7 @@ The homework's stored outputs pass nbval in the third environment (``make homewo
 nbval under the default kernel and Prescott). All runs (every chapter under Prescott, and
 one nbval per homework) share one pool of a worker per core and one more (as the build),
 the slowest first. Each environment has its own scratch directories under the test's temporary
-directory; Jupyter's user directories are temporary too.
+directory (numba's cache aside: see SCRATCH); Jupyter's user directories are temporary too.
 """
 
 import asyncio
@@ -103,9 +103,15 @@ SANITIZE = [(re.compile(s["regex"]), s["replace"]) for s in _sanitize.values() i
 #: Settings not inherited from the caller: numerics, scratch directories, pytest's own.
 NOT_INHERITED = ("OPENBLAS_", "GOTO", "OMP_", "MKL_", "NUMBA_", "JUPYTER_", "IPYTHON", "MPL",
                  "TMP", "TEMP", "PYTEST_")
-SCRATCH = {"NUMBA_CACHE_DIR": "numba", "MPLCONFIGDIR": "matplotlib", "IPYTHONDIR": "ipython",
+SCRATCH = {"MPLCONFIGDIR": "matplotlib", "IPYTHONDIR": "ipython",
            "JUPYTER_RUNTIME_DIR": "runtime", "JUPYTER_DATA_DIR": "data",
            "JUPYTER_CONFIG_DIR": "config", "TMPDIR": "tmp"}
+# No NUMBA_CACHE_DIR: every environment uses lincls's own cache (lincls/__pycache__), the
+# build's. numba keys a compiled function by its signature and the CPU it compiles for (name
+# and features): the third environment's `generic` gets entries of its own, and Prescott,
+# which differs in BLAS only (called at run time), reads the build's, the code it would
+# compile. A cache of its own made each environment, and each JupyterLab of the browser
+# layer, compile every function again.
 
 
 @dataclass
