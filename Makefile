@@ -214,7 +214,7 @@ student-pdf: $(VENV)/.installed-dev $(VENDOR)/.installed chromium poppler
 	$(PY) -m booktools.sphinxext.pdf _build/student/singlehtml _build/pdf/$(STUDENT_PDF) \
 	  --copy-to _build/student/html
 
-## outputs: what is published checked, publishing and pdf-test side by side (each keeps
+## outputs: the published outputs checked, publishing and pdf-test side by side (each keeps
 ## about one core busy: one after the other, they left one idle for 47 s of a CI run), each
 ## one's output printed whole when it ends
 outputs:
