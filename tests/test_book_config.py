@@ -167,6 +167,37 @@ def test_the_build_log_says_where_a_chapter_waited(tmp_path):
     assert cell in (str(sleeper), None) and 4.0 <= longest <= waited
 
 
+def test_a_prefix_of_a_stored_run_reuses_its_outputs(tmp_path):
+    """booktools.sphinxext.execution: a page whose code cells are the first ones of a page
+    run before (the student edition without a closing solution) shows that run's outputs
+    and numbers, and runs nothing; a changed cell, or an {eval} the run did not store,
+    runs the page."""
+    cell = "```{code-cell} ipython3\n%s\n```\n\n"
+    first = (cell % "import random\nprose = {'a': random.random()}\nprint(prose['a'])"
+             + "Drawn: {eval}`prose['a']`.\n\n" + cell % "prose['b'] = 2 * prose['a']")
+    body = "# Page\n\n" + first + "Twice: {eval}`prose['b']`.\n\n" + cell % "prose['a'] = 0"
+    result = one_page_book(tmp_path, body)
+    assert result.returncode == 0, (result.stdout + result.stderr)[-2000:]
+    page, html = tmp_path / "book" / "index.md", tmp_path / "_build" / "html" / "book"
+
+    def rebuild(text):
+        page.write_text(page.read_text().split("# Page")[0] + text)
+        result = subprocess.run([str(JUPYTER_BOOK), "build", str(tmp_path), "-n", "-W"],
+                                capture_output=True, text=True, timeout=300)
+        assert result.returncode == 0, (result.stdout + result.stderr)[-2000:]
+        shown = " ".join(re.sub(r"<[^>]+>", " ", (html / "index.html").read_text()).split())
+        return "Reusing the outputs" in result.stdout, re.findall(r"Drawn: ([\d.]+)", shown)[0]
+
+    reused, drawn = rebuild("# Page\n\n" + first + "Twice: {eval}`prose['b']`.\n")
+    assert reused
+    assert rebuild(body)[1] == drawn  # the whole page: the same run
+    reused, other = rebuild("# Page\n\n" + first.replace("2 *", "3 *"))
+    assert not reused and other != drawn
+    # the run stored prose['a'] after one code cell, not after two: this page runs
+    reused, other = rebuild("# Page\n\n" + first + "Again: {eval}`prose['a']`.\n")
+    assert not reused and other != drawn
+
+
 def test_the_pdf_contents_list_every_part_and_chapter():
     """The printed table of contents (booktools.sphinxext.pdf) reads the parts of _toc.yml."""
     from booktools.sphinxext.pdf import _parts

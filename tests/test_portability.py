@@ -41,7 +41,6 @@ directory (numba's cache aside: see SCRATCH); Jupyter's user directories are tem
 
 import asyncio
 import configparser
-import json
 import os
 import re
 import resource
@@ -309,11 +308,10 @@ def build_run(path, root=ROOT):
             monkeypatch.setenv(name, os.environ.get(name, "1"))
         monkeypatch.setitem(execution._cache, "context", execution.execution_context(root))
         key = execution.cache_key(nb, path, settings)
-    try:
-        entry = json.loads((root / folder / f"{key}.json").read_text(encoding="utf-8"))
-    except FileNotFoundError:
+    entry = execution.read_entry(root / folder / f"{key}.json", nb)
+    if entry is None:
         return None
-    evals = {(ran, expr): out for ran, expr, out in entry["evals"]}
+    evals = entry["evals"]
     plan = execution._eval_plan(nb.cells)
     if not set(plan) <= set(evals):  # as the build decides: such an entry is not used
         return None

@@ -106,6 +106,16 @@ cell is rendered); an expression the entry lacks makes the build run the chapter
 all. The execution status page marks a reused chapter ``cache``, with the time of the run
 stored; so are the timings a reused chapter shows.
 
+**Prefixes.** Cells run one after the other, so the first *k* code cells of a run had the
+outputs, and left the state, that a run of those *k* cells alone would have. A stored run
+of *n* code cells is also found under the key of each of its prefixes (the notebook's
+first *k* code cells, *k* < *n*, with what they name): a small file that points at the
+run's entry. A notebook whose code is such a prefix reuses the entry's first *k* outputs,
+and the ``{eval}`` results stored after at most *k* code cells (an ``{eval}`` that the run
+did not store after *k* cells runs the chapter). The student edition drops the solutions,
+which close most chapters: measured when this was written, its build ran 10 of the 21
+chapters it changes instead of 21 (52 s against 97 s).
+
 **Chunks.** Sphinx hands each reading process a contiguous chunk of the documents, in
 the order they are read; its own chunks hold about eleven documents each for this book,
 so one process got the four cheapest chapters and the two others eleven each, and the
@@ -351,9 +361,10 @@ def _named_paths(cells, directory):
     return sorted(found)
 
 
-def cache_key(notebook, path, nb_config):
-    """The key of a chapter in the execution cache (see the module docstring)."""
-    code = [c for c in notebook.cells if c.cell_type == "code"]
+def cache_key(notebook, path, nb_config, prefix=None):
+    """The key of a chapter in the execution cache (see the module docstring); with
+    `prefix`, the key of its first `prefix` code cells alone."""
+    code = [c for c in notebook.cells if c.cell_type == "code"][:prefix]
     meta = {k: v for k, v in notebook.metadata.items() if k != "source_map"}
     settings = [nb_config.execution_timeout, nb_config.execution_allow_errors,
                 nb_config.execution_raise_on_error, nb_config.execution_in_temp,
@@ -366,6 +377,30 @@ def cache_key(notebook, path, nb_config):
     for named in _named_paths(code, path.parent):
         _hash_tree(named, digest)
     return digest.hexdigest()
+
+
+def read_entry(file, notebook):
+    """The cache entry in `file` for `notebook`, following a prefix's pointer (module
+    docstring): ``cells`` by the index of `notebook`'s cells, ``evals`` by (code cells
+    before, expression). None if the file, or the entry it points at, is missing or
+    unreadable, or has fewer code cells than `notebook`."""
+    try:
+        entry = json.loads(Path(file).read_text(encoding="utf-8"))
+        if "prefix_of" in entry:
+            prefix = entry["code_cells"]
+            entry = json.loads(Path(file).with_name(Path(entry["prefix_of"]).name)
+                               .read_text(encoding="utf-8"))
+        else:
+            prefix = len(entry["cells"])
+    except (OSError, ValueError, KeyError):
+        return None
+    stored = [entry["cells"][i] for i in sorted(entry["cells"], key=int)][:prefix]
+    code = [i for i, c in enumerate(notebook.cells) if c.cell_type == "code"]
+    if len(stored) != len(code):
+        return None
+    entry["cells"] = {str(i): cell for i, cell in zip(code, stored)}
+    entry["evals"] = {(ran, expr): out for ran, expr, out in entry["evals"] if ran <= prefix}
+    return entry
 
 
 def _eval_plan(cells):
@@ -392,6 +427,11 @@ class CachedInlineClient(NotebookClientInline):
                 cache_key(self.notebook, self.path, self.nb_config) + ".json")
             self._entry = self._load()
         if self._entry is None:
+            if self._save:  # the prefixes' keys, from the cells as they are before the run
+                n = sum(c.cell_type == "code" for c in self.notebook.cells)
+                self._prefixes = [self._file.with_name(cache_key(
+                    self.notebook, self.path, self.nb_config, prefix=k) + ".json")
+                    for k in range(1, n)]
             return super().start_client()
         self.logger.info(f"Reusing the outputs of {self._file.name[:12]} (execution cache)")
         for index, cell in self._entry["cells"].items():
@@ -400,12 +440,8 @@ class CachedInlineClient(NotebookClientInline):
 
     def _load(self):
         """The cache entry, if it holds every {eval} of the plan, else None."""
-        try:
-            entry = json.loads(self._file.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
-            return None
-        entry["evals"] = {(ran, expr): out for ran, expr, out in entry["evals"]}
-        return entry if set(self._plan) <= set(entry["evals"]) else None
+        entry = read_entry(self._file, self.notebook)
+        return entry if entry is not None and set(self._plan) <= set(entry["evals"]) else None
 
     def _place(self, name):
         """The next place of the plan that evaluates ``name``, or None."""
@@ -456,7 +492,7 @@ class CachedInlineClient(NotebookClientInline):
             self._store()
 
     def _store(self):
-        """Write the entry atomically (parallel readers, an interrupted build)."""
+        """Write the entry, and a pointer to it under each prefix's key."""
         cells = {str(i): {"execution_count": c.get("execution_count"), "outputs": c.outputs}
                  for i, c in enumerate(self.notebook.cells) if c.cell_type == "code"}
         meta = {k: self.notebook.metadata[k] for k in ("language_info", "widgets")
@@ -464,11 +500,19 @@ class CachedInlineClient(NotebookClientInline):
         entry = {"path": str(self.path), "mtime": self.exec_metadata["mtime"],
                  "runtime": self.exec_metadata["runtime"], "cells": cells, "metadata": meta,
                  "evals": [[ran, expr, out] for (ran, expr), out in self._evals.items()]}
-        self._file.parent.mkdir(parents=True, exist_ok=True)
-        with tempfile.NamedTemporaryFile("w", dir=self._file.parent, suffix=".tmp",
-                                         delete=False, encoding="utf-8") as out:
-            json.dump(entry, out)
-        os.replace(out.name, self._file)
+        _write(self._file, entry)
+        for k, prefix in enumerate(self._prefixes, 1):  # a stored run stays
+            if not prefix.exists():
+                _write(prefix, {"prefix_of": self._file.name, "code_cells": k})
+
+
+def _write(file, entry):
+    """Write a cache file atomically (parallel readers, an interrupted build)."""
+    file.parent.mkdir(parents=True, exist_ok=True)
+    with tempfile.NamedTemporaryFile("w", dir=file.parent, suffix=".tmp", delete=False,
+                                     encoding="utf-8") as out:
+        json.dump(entry, out)
+    os.replace(out.name, file)
 
 
 def _with_cache(create_client):
