@@ -25,7 +25,8 @@ NBVAL := --nbval -p no:cacheprovider --nbval-sanitize-with tests/sanitize.cfg --
 
 .PHONY: book slides test lint unit sklearn homework homework-default homework-prescott load release \
         book-clean portability student-book nbgrader student-test browser pythons \
-        other-pythons newest-python older-pythons route chromium bubblewrap \
+        other-pythons newest-python older-pythons older-pythons-lane route chromium \
+        bubblewrap dev \
         poppler pdf student-pdf pdf-test bench clean wheel side side-teacher side-student \
         outputs
 
@@ -116,8 +117,11 @@ slides: book
 ## The homework layer runs inside load (beside two busy processes: a teacher's busy
 ## laptop), not a second time on a quiet machine. The run's temporary files go to a fresh
 ## folder of its own (TMPDIR), removed at the end: two runs on one machine never meet there.
-test: $(VENV)/.installed-dev
+## The main venv is installed as the chain's first step (dev), beside the older Pythons' venvs.
+test:
 	@export TMPDIR="$$(mktemp -d -t lincls-test-XXXXXX)" && MAKE="$(MAKE)" bash tests/layers.sh
+
+dev: $(VENV)/.installed-dev
 
 ## side: the layers that keep about one core busy (Chromium printing a PDF, one pytest
 ## process, pip), as two tracks side by side on two cores: the teacher edition's PDF, the
@@ -281,6 +285,17 @@ newest-python: $(VENV)/.installed-dev
 
 older-pythons: $(VENV)/.installed-dev
 	$(PYTHONS) -k "not test_readme_route_without_make and not $(NEWEST)"
+
+# make test's lane of the older Pythons (tests/layers.sh), started before the main venv is
+# installed: their venvs first (tests/pythons.py: they need nothing of the main venv, and
+# its install keeps one core busy), then their tests, once the file MAIN_VENV_READY that
+# layers.sh writes after the install says the main venv is there
+older-pythons-lane:
+	@test -n "$(MAIN_VENV_READY)" || { echo "make test's lane: run make older-pythons"; exit 2; }
+	$(PYTHON) tests/pythons.py "$(TMPDIR)/venvs" --skip $(subst 3.,,$(PY_MAX))
+	until [ -e "$(MAIN_VENV_READY)" ]; do sleep 1; done
+	LINCLS_PYTHON_VENVS="$(TMPDIR)/venvs" $(PYTHONS) \
+	  -k "not test_readme_route_without_make and not $(NEWEST)"
 
 route: $(VENV)/.installed-dev
 	$(PYTHONS) -k test_readme_route_without_make

@@ -2,8 +2,9 @@
 # make test's layers (the Makefile's `test` calls this with TMPDIR, the run's own folder).
 #
 # A chain of layers in order, and beside it three lanes. The other Pythons are two lanes: the
-# older ones from the start, beside unit, which alone leaves nearly half of two cores idle
-# (231 CPU seconds in 213 s, cold: its sandbox tests wait on time limits), and the newest
+# older ones from the start (their venvs beside the main venv's install, which keeps one
+# core busy), then beside unit, which alone leaves nearly half of two cores idle (231 CPU
+# seconds in 213 s, cold: its sandbox tests wait on time limits), and the newest
 # once load is done, beside release and nbgrader (78-88 % busy in a CI run). As one lane
 # beside unit, both Pythons had stretched it to 450 s in a CI run. The route without make
 # starts once book-clean has written the execution cache that the route's clone is seeded
@@ -44,7 +45,12 @@ stop() {  # on any exit: stop the lanes still running, show what they printed, c
 }
 trap stop EXIT
 
-lane older-pythons
+# the older Pythons' lane first: it makes their venvs beside the main venv's install (dev,
+# one core busy), and runs their tests once MAIN_VENV_READY exists
+export MAIN_VENV_READY="$TMPDIR/main-venv-ready"
+lane older-pythons-lane
+"${make[@]}" dev || exit
+touch "$MAIN_VENV_READY"
 "${make[@]}" lint unit load || exit
 lane newest-python
 "${make[@]}" release nbgrader book-clean || exit

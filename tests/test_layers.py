@@ -1,6 +1,7 @@
 """make test's order (tests/layers.sh), run with a fake make that records what it is asked.
 
-The chain runs in order at the caller's priority; the older Pythons start first, the newest
+The chain runs in order at the caller's priority; the older Pythons start first, before the
+main venv's install (dev), and learn from a file when it is done; the newest
 once load is done and the route once book-clean is, at the same priority, each printed
 whole after the chain; a failing chain or lane fails the run, and a failing chain stops the
 lanes (SIGTERM) and shows what they printed until then."""
@@ -19,9 +20,12 @@ esac
 echo "$(date +%s.%N) start $* nice=$(nice) tmp=${TMPDIR#$RUN/}" >> "$RUN/calls"
 echo "output of $*"
 case "$*" in
-  *-python*) for _ in $(seq 20); do sleep 0.1; done;;
+  *-python) for _ in $(seq 20); do sleep 0.1; done;;
   route) exit "${ROUTE_STATUS:-0}";;
-  *load) until grep -q "start older-pythons" "$RUN/calls"; do sleep 0.05; done;;
+  older-pythons-lane) until [ -e "$MAIN_VENV_READY" ]; do sleep 0.05; done
+                     echo "$(date +%s.%N) ready $*" >> "$RUN/calls"
+                     for _ in $(seq 20); do sleep 0.1; done;;
+  *load) until grep -q "ready older-pythons-lane" "$RUN/calls"; do sleep 0.05; done;;
   *book-clean) until grep -q "start newest-python" "$RUN/calls"; do sleep 0.05; done
                [ "${CHAIN_STATUS:-0}" = 0 ] || exit "$CHAIN_STATUS";;
 esac
@@ -48,25 +52,27 @@ def run_layers(tmp_path, **env):
 def test_the_chain_in_order_and_the_lanes_beside_it(tmp_path):
     result, calls, tmpdir = run_layers(tmp_path)
     assert result.returncode == 0, result.stderr
-    chain = ["lint unit load", "release nbgrader book-clean",
+    chain = ["dev", "lint unit load", "release nbgrader book-clean",
              "portability side outputs browser"]
     nice = os.nice(0)  # everything at the caller's priority
     starts = [c for c in calls if c.startswith("start")]
     for part in chain:
         assert f"start {part} nice={nice} tmp=tmp" in starts
-    lanes = {"older-pythons": None, "newest-python": chain[0], "route": chain[1]}
+    lanes = {"older-pythons-lane": None, "newest-python": chain[1], "route": chain[2]}
     for lane, after in lanes.items():  # each lane once the part of the chain before it ended
         start = f"start {lane} nice={nice} tmp=tmp/{lane}"
         assert start in starts
         if after:
             assert calls.index(start) > calls.index(f"end {after}")
-    # the older Pythons beside unit (the fake's load waits until they started)
-    assert calls.index(f"start older-pythons nice={nice} tmp=tmp/older-pythons") < calls.index(
-        f"end {chain[0]}")
+    # the older Pythons before the install, their tests once it is done: beside unit (the
+    # fake's load waits until the lane saw the file that says so)
+    older = "start older-pythons-lane nice={} tmp=tmp/older-pythons-lane".format(nice)
+    assert calls.index(older) < calls.index("end dev") < calls.index("ready older-pythons-lane")
+    assert calls.index("ready older-pythons-lane") < calls.index(f"end {chain[1]}")
     # the chain's output as it comes, each lane's whole after it
     out = result.stdout.splitlines()
-    assert out[:3] == [f"output of {part}" for part in chain]
-    assert out[3:] == [line for lane in lanes for line in
+    assert out[:4] == [f"output of {part}" for part in chain]
+    assert out[4:] == [line for lane in lanes for line in
                        (f"=== {lane}.log: beside the chain ===", f"output of {lane}")]
     assert not tmpdir.exists()  # the run's folder is removed
 
@@ -81,14 +87,15 @@ def test_a_failing_chain_stops_the_lanes(tmp_path):
     result, calls, tmpdir = run_layers(tmp_path, CHAIN_STATUS="2")
     assert result.returncode == 2
     assert sorted(c for c in calls if c.startswith("stopped")) == [
-        "stopped newest-python", "stopped older-pythons"]
+        "stopped newest-python", "stopped older-pythons-lane"]
     assert not any(c.startswith(("end older", "end newest", "start route", "start portability"))
                    for c in calls)
     # what the stopped lanes printed until then is shown after the chain's output (and
     # after it whatever a lane's shell says of a child the signal ended)
     out = result.stdout.splitlines()
-    assert out[:2] == ["output of lint unit load", "output of release nbgrader book-clean"]
-    for lane in ("older-pythons", "newest-python"):
+    assert out[:3] == ["output of dev", "output of lint unit load",
+                       "output of release nbgrader book-clean"]
+    for lane in ("older-pythons-lane", "newest-python"):
         i = out.index(f"=== {lane}.log: beside the chain ===")
         assert out[i + 1] == f"output of {lane}"
     assert not tmpdir.exists()

@@ -33,35 +33,12 @@ import urllib.request
 from pathlib import Path
 
 import pytest
+from pythons import PY_MAX, PY_MIN, find_python, made_venv, venv_commands
 
 from booktools.kernels import STARTUP_TIMEOUT
 
 ROOT = Path(__file__).resolve().parents[1]
 pytestmark = pytest.mark.pythons
-
-
-def _makefile_range():
-    text = (ROOT / "Makefile").read_text()
-    lo = re.search(r"^PY_MIN := 3\.(\d+)$", text, re.M).group(1)
-    hi = re.search(r"^PY_MAX := 3\.(\d+)$", text, re.M).group(1)
-    return int(lo), int(hi)
-
-
-PY_MIN, PY_MAX = _makefile_range()
-
-
-def find_python(minor):
-    """A working ``python3.<minor>``: on PATH, else one that pyenv installed."""
-    candidates = [shutil.which(f"python3.{minor}")]
-    pyenv_root = os.environ.get("PYENV_ROOT", str(Path.home() / ".pyenv"))
-    candidates += sorted(Path(pyenv_root).glob(f"versions/3.{minor}.*/bin/python3.{minor}"),
-                         reverse=True)
-    for exe in filter(None, candidates):
-        probe = subprocess.run([str(exe), "-c", "import sys, venv; print(sys.version_info[1])"],
-                               capture_output=True, text=True)
-        if probe.returncode == 0 and probe.stdout.strip() == str(minor):
-            return str(exe)
-    return None
 
 
 def run(cmd, **kwargs):
@@ -152,17 +129,14 @@ EXECUTE = ("import sys, jupytext, nbclient\n"
            "jupytext.write(nb, sys.argv[2])")
 
 
-def python_job(exe, tmp):
-    """A fresh venv on ``exe`` in ``tmp``: install, lincls tests, one chapter executed."""
-    py = str(tmp / "venv" / "bin" / "python")
-    # pip byte-compiles what it installs: where PYTHONDONTWRITEBYTECODE is set (this
-    # machine kind's environment sets it), a venv installed with --no-compile never gets
-    # byte code, and every process (the tests start many) compiles its imports again: the
-    # older Pythons' lane took 217 CPU s so, 188 with pip's byte code (measured)
-    lines = [
-        shlex.join([exe, "-m", "venv", str(tmp / "venv")]),
-        shlex.join([py, "-m", "pip", "install", "--quiet", "--disable-pip-version-check",
-                    "-r", "requirements.txt", "-r", "requirements-dev.txt"]),
+def python_job(exe, minor, tmp):
+    """A fresh venv on ``exe`` in ``tmp``: install, lincls tests, one chapter executed. The
+    venv is the one ``tests/pythons.py`` made in the folder LINCLS_PYTHON_VENVS names, if it
+    made one for ``minor`` (make test makes the older Pythons' so, beside the main install)."""
+    venv = made_venv(os.environ.get("LINCLS_PYTHON_VENVS"), minor)
+    lines = [] if venv else venv_commands(exe, tmp / "venv")
+    py = str((venv or tmp / "venv") / "bin" / "python")
+    lines += [
         shlex.join([py, "-c", "import sys; print(sys.version_info[1])"])
         + " > " + shlex.quote(str(tmp / "minor.txt")),
         # the lincls tests (`make unit` less the book's machinery), then one chapter
@@ -185,7 +159,7 @@ def jobs(request, tmp_path_factory):
     for minor in minors:
         exe = find_python(minor)
         if minor != sys.version_info[1] and exe is not None:
-            started[minor] = python_job(exe, tmp_path_factory.mktemp(f"python3.{minor}"))
+            started[minor] = python_job(exe, minor, tmp_path_factory.mktemp(f"python3.{minor}"))
     if "test_readme_route_without_make" in selected:
         started["route"] = route_job(tmp_path_factory.mktemp("route"))
 
