@@ -21,6 +21,7 @@ echo "$(date +%s.%N) start $* nice=$(nice) tmp=${TMPDIR#$RUN/}" >> "$RUN/calls"
 echo "output of $*"
 case "$*" in
   *-python) for _ in $(seq 20); do sleep 0.1; done;;
+  dev) until grep -q "start older-pythons-lane" "$RUN/calls"; do sleep 0.05; done;;
   route) exit "${ROUTE_STATUS:-0}";;
   older-pythons-lane) until [ -e "$MAIN_VENV_READY" ]; do sleep 0.05; done
                      echo "$(date +%s.%N) ready $*" >> "$RUN/calls"
@@ -64,8 +65,9 @@ def test_the_chain_in_order_and_the_lanes_beside_it(tmp_path):
         assert start in starts
         if after:
             assert calls.index(start) > calls.index(f"end {after}")
-    # the older Pythons before the install, their tests once it is done: beside unit (the
-    # fake's load waits until the lane saw the file that says so)
+    # the older Pythons beside the install (the fake's dev waits until they started), their
+    # tests once it is done: beside unit (the fake's load waits until the lane saw the file
+    # that says so)
     older = "start older-pythons-lane nice={} tmp=tmp/older-pythons-lane".format(nice)
     assert calls.index(older) < calls.index("end dev") < calls.index("ready older-pythons-lane")
     assert calls.index("ready older-pythons-lane") < calls.index(f"end {chain[1]}")
