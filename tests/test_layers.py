@@ -7,6 +7,7 @@ whole after the chain; a failing chain or lane fails the run, and a failing chai
 lanes (SIGTERM) and shows what they printed until then."""
 
 import os
+import re
 import subprocess
 from pathlib import Path
 
@@ -101,3 +102,18 @@ def test_a_failing_chain_stops_the_lanes(tmp_path):
         i = out.index(f"=== {lane}.log: beside the chain ===")
         assert out[i + 1] == f"output of {lane}"
     assert not tmpdir.exists()
+
+
+def test_every_layer_names_the_files_of_its_marker():
+    """A layer's pytest command (``pytest -m MARKER``) names its test files rather than the
+    folder, whose collection imports every test module (about 10 CPU s a process): each file
+    that marks a test with MARKER must be among them."""
+    makefile = (ROOT / "Makefile").read_text().replace("\\\n", " ")
+    commands = re.findall(r"pytest\b[^\n]*?-m (\w+)([^\n]*)", makefile)
+    assert len(commands) >= 10
+    for marker, rest in commands:
+        named = {word for word in rest.split() if word.endswith(".py")}
+        assert named and "tests" not in rest.split(), f"pytest -m {marker} names no file"
+        marking = {f"tests/{p.name}" for p in (ROOT / "tests").glob("test_*.py")
+                   if re.search(rf"pytest\.mark\.{marker}\b", p.read_text())}
+        assert marking <= named, f"pytest -m {marker} leaves out {sorted(marking - named)}"
