@@ -173,29 +173,32 @@ def test_a_prefix_of_a_stored_run_reuses_its_outputs(tmp_path):
     and numbers, and runs nothing; a changed cell, or an {eval} the run did not store,
     runs the page."""
     cell = "```{code-cell} ipython3\n%s\n```\n\n"
-    first = (cell % "import random\nprose = {'a': random.random()}\nprint(prose['a'])"
+    first = (cell % "import random\nprose = {'a': random.random()}\nprint('printed', prose['a'])"
              + "Drawn: {eval}`prose['a']`.\n\n" + cell % "prose['b'] = 2 * prose['a']")
     body = "# Page\n\n" + first + "Twice: {eval}`prose['b']`.\n\n" + cell % "prose['a'] = 0"
     result = one_page_book(tmp_path, body)
     assert result.returncode == 0, (result.stdout + result.stderr)[-2000:]
     page, html = tmp_path / "book" / "index.md", tmp_path / "_build" / "html" / "book"
 
-    def rebuild(text):
+    def shown():  # the number printed, and those of the {eval} roles, as the page shows them
+        text = " ".join(re.sub(r"<[^>]+>", " ", (html / "index.html").read_text()).split())
+        return re.findall(r"(?:printed|Drawn:|Twice:) (\d[\d.e-]*\d)", text)
+
+    def rebuild(text):  # whether the build reused a run, and what the page shows
         page.write_text(page.read_text().split("# Page")[0] + text)
         result = subprocess.run([str(JUPYTER_BOOK), "build", str(tmp_path), "-n", "-W"],
                                 capture_output=True, text=True, timeout=300)
         assert result.returncode == 0, (result.stdout + result.stderr)[-2000:]
-        shown = " ".join(re.sub(r"<[^>]+>", " ", (html / "index.html").read_text()).split())
-        return "Reusing the outputs" in result.stdout, re.findall(r"Drawn: ([\d.]+)", shown)[0]
+        return "Reusing the outputs" in result.stdout, shown()
 
-    reused, drawn = rebuild("# Page\n\n" + first + "Twice: {eval}`prose['b']`.\n")
-    assert reused
-    assert rebuild(body)[1] == drawn  # the whole page: the same run
+    numbers = shown()  # printed, drawn, twice
+    assert len(numbers) == 3 and float(numbers[2]) == 2 * float(numbers[0]) > 0
+    assert rebuild("# Page\n\n" + first + "Twice: {eval}`prose['b']`.\n") == (True, numbers)
     reused, other = rebuild("# Page\n\n" + first.replace("2 *", "3 *"))
-    assert not reused and other != drawn
+    assert not reused and other[0] != numbers[0]
     # the run stored prose['a'] after one code cell, not after two: this page runs
     reused, other = rebuild("# Page\n\n" + first + "Again: {eval}`prose['a']`.\n")
-    assert not reused and other != drawn
+    assert not reused and other[0] != numbers[0]
 
 
 def test_the_pdf_contents_list_every_part_and_chapter():

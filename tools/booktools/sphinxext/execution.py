@@ -108,13 +108,13 @@ stored; so are the timings a reused chapter shows.
 
 **Prefixes.** Cells run one after the other, so the first *k* code cells of a run had the
 outputs, and left the state, that a run of those *k* cells alone would have. A stored run
-of *n* code cells is also found under the key of each of its prefixes (the notebook's
-first *k* code cells, *k* < *n*, with what they name): a small file that points at the
-run's entry. A notebook whose code is such a prefix reuses the entry's first *k* outputs,
-and the ``{eval}`` results stored after at most *k* code cells (an ``{eval}`` that the run
-did not store after *k* cells runs the chapter). The student edition drops the solutions,
-which close most chapters: measured when this was written, its build ran 10 of the 21
-chapters it changes instead of 21 (52 s against 97 s).
+of *n* code cells is also found under the key of each of its prefixes (the notebook's first
+*k* code cells, *k* < *n*, with what they name): a small file that points at the run's
+entry. A notebook whose code is such a prefix reuses the entry's first *k* outputs, and its
+``{eval}`` results (each stored with the number of code cells before it: a prefix's come
+after at most *k*; an ``{eval}`` that the run did not store so runs the chapter). The
+student edition drops the solutions, which close most chapters: measured when this was
+written, its build ran 10 of the 21 chapters it changes instead of 21 (52 s against 97 s).
 
 **Chunks.** Sphinx hands each reading process a contiguous chunk of the documents, in
 the order they are read; its own chunks hold about eleven documents each for this book,
@@ -399,7 +399,7 @@ def read_entry(file, notebook):
     if len(stored) != len(code):
         return None
     entry["cells"] = {str(i): cell for i, cell in zip(code, stored)}
-    entry["evals"] = {(ran, expr): out for ran, expr, out in entry["evals"] if ran <= prefix}
+    entry["evals"] = {(ran, expr): out for ran, expr, out in entry["evals"]}
     return entry
 
 
