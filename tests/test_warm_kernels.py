@@ -16,6 +16,7 @@ import psutil
 import pytest
 from nbclient.exceptions import DeadKernelError
 
+import lincls
 from booktools import warm
 from booktools.kernels import STARTUP_TIMEOUT, IPCKernelManager, WarmKernelManager
 from lincls.homework.answers import EXPECTED_ENV
@@ -114,6 +115,25 @@ def test_a_warm_kernel_runs_as_one_started_from_nothing(tmp_path):
     for nb in (first, second):
         assert outputs(nb)[:-1] == expected[:-1]
     assert outputs(first)[-1] != outputs(second)[-1]  # each fork its own random state
+
+
+def test_a_warm_kernel_imports_what_one_started_from_nothing_imports(tmp_path, monkeypatch):
+    """A warm process started in a folder that holds a package of the same name as one it
+    imports (the student edition's build runs in a copy of the book, lincls and all) forks
+    kernels that import the package a kernel started from nothing finds, not that one."""
+    started_in, folder = tmp_path / "book-copy", tmp_path / "chapter"
+    (started_in / "lincls").mkdir(parents=True)
+    (started_in / "lincls" / "__init__.py").write_text("raise ImportError('the copy')\n")
+    folder.mkdir()
+    env = {**ONE_THREAD, "BOOKTOOLS_TEST_VALUE": "started in a copy"}  # a warm process of its own
+    monkeypatch.chdir(started_in)
+    warm.start(env)
+    monkeypatch.chdir(tmp_path)
+    cells = ["import lincls\nprint(lincls.__file__)"]
+    cold, _ = execute(IPCKernelManager, cells, folder, env, start=False)
+    forked, seen = execute(WarmKernelManager, cells, folder, env, start=False)
+    assert is_warm(seen["parent"])
+    assert outputs(forked) == outputs(cold) == [[("stream", lincls.__file__)]]
 
 
 def test_a_warm_kernel_stops_with_its_group_and_is_interrupted(tmp_path):

@@ -114,11 +114,15 @@ def start(env):
                 with socket.socket(socket.AF_UNIX) as listener:
                     listener.bind(address)
                     listener.listen(64)
+                    # in "/": `python -m` puts the folder it starts in first on sys.path,
+                    # where a kernel has its own, and the imports must not find a package
+                    # there that a kernel would not (the student edition's build runs in
+                    # a copy of the book, lincls and all); a kernel gets its own in its place
                     _processes.append((os.getpid(), subprocess.Popen(
                         [sys.executable, "-m", "booktools.warm", address.lstrip("\0"),
                          str(listener.fileno())],
                         stdin=subprocess.PIPE, env=dict(key), pass_fds=(listener.fileno(),),
-                        start_new_session=True)))
+                        start_new_session=True, cwd="/")))
                 _warm[key] = address
         return _warm[key]
 
