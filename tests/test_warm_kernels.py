@@ -128,10 +128,10 @@ def test_a_warm_kernel_imports_what_one_started_from_nothing_imports(tmp_path, m
     env = {**ONE_THREAD, "BOOKTOOLS_TEST_VALUE": "started in a copy"}  # a warm process of its own
     monkeypatch.chdir(started_in)
     warm.start(env)
-    monkeypatch.chdir(tmp_path)
+    monkeypatch.chdir(tmp_path)  # the kernels' folder named relative to it, as the build may
     cells = ["import lincls\nprint(lincls.__file__)"]
-    cold, _ = execute(IPCKernelManager, cells, folder, env, start=False)
-    forked, seen = execute(WarmKernelManager, cells, folder, env, start=False)
+    cold, _ = execute(IPCKernelManager, cells, folder.name, env, start=False)
+    forked, seen = execute(WarmKernelManager, cells, folder.name, env, start=False)
     assert is_warm(seen["parent"])
     assert outputs(forked) == outputs(cold) == [[("stream", lincls.__file__)]]
 

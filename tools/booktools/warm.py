@@ -179,7 +179,8 @@ def fork_kernel(cmd, env, cwd, timeout, at_once=False):
     # the kernel's parent, as jupyter_client's launcher names it (and ipykernel then does
     # not print its connection details to the terminal)
     env = {**env, "JPY_PARENT_PID": str(os.getpid())}
-    request = {"argv": cmd[3:], "env": env, "cwd": os.fspath(cwd or os.getcwd())}
+    # the folder as this process names it (relative: to its own, as Popen's `cwd` is)
+    request = {"argv": cmd[3:], "env": env, "cwd": os.path.abspath(cwd or os.getcwd())}
     sock = socket.socket(socket.AF_UNIX)
     try:
         sock.settimeout(timeout)
