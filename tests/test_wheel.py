@@ -123,7 +123,7 @@ def clean_venv(dist, tmp_path_factory):
     # no pip of its own: this venv's pip installs into it (``--python``), faster; and no
     # byte code for every module installed: its three notebooks import a small part of
     # it (make wheel 32.6 s so, 55.3 s with pip's byte code, measured; the other Pythons'
-    # venvs, whose tests start many processes, keep it: tests/test_pythons.py)
+    # venvs, whose tests start many processes, keep it: tests/pythons.py)
     run([sys.executable, "-m", "venv", "--without-pip", str(venv)])
     pins = [line for line in (ROOT / "requirements.txt").read_text().splitlines()
             if re.match(r"[\w.-]+==", line)]

@@ -383,7 +383,7 @@ def read_entry(file, notebook):
     """The cache entry in `file` for `notebook`, following a prefix's pointer (module
     docstring): ``cells`` by the index of `notebook`'s cells, ``evals`` by (code cells
     before, expression). None if the file, or the entry it points at, is missing or
-    unreadable, or has fewer code cells than `notebook`."""
+    unreadable, or holds another number of code cells than `notebook`."""
     try:
         entry = json.loads(Path(file).read_text(encoding="utf-8"))
         if "prefix_of" in entry:
