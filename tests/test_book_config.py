@@ -1,6 +1,7 @@
 """The book's configuration: strict builds, the TOC, one place for the repository URL."""
 
 import ast
+import json
 import re
 import shutil
 import subprocess
@@ -199,6 +200,29 @@ def test_a_prefix_of_a_stored_run_reuses_its_outputs(tmp_path):
     # the run stored prose['a'] after one code cell, not after two: this page runs
     reused, other = rebuild("# Page\n\n" + first + "Again: {eval}`prose['a']`.\n")
     assert not reused and other[0] != numbers[0]
+
+
+def test_a_prefix_of_a_run_with_widgets_runs(tmp_path):
+    """A run stores its widgets' state as it is at its end: a cell after the prefix (a
+    solution) may have changed a widget of the prefix, so a prefix of such a run runs."""
+    cell = "```{code-cell} ipython3\n%s\n```\n\n"
+    first = cell % "import ipywidgets\nslider = ipywidgets.IntSlider(value=3)\nslider"
+    result = one_page_book(tmp_path, "# Page\n\n" + first + cell % "slider.value = 41")
+    assert result.returncode == 0, (result.stdout + result.stderr)[-2000:]
+    page, html = tmp_path / "book" / "index.md", tmp_path / "_build" / "html" / "book"
+
+    def values():  # the sliders' values in the page's widget state
+        state = re.search(r'<script type="application/vnd.jupyter.widget-state\+json">(.*?)'
+                          r"</script>", (html / "index.html").read_text(), re.S)
+        return [m["state"]["value"] for m in json.loads(state[1])["state"].values()
+                if m["model_name"] == "IntSliderModel"]
+
+    assert values() == [41]
+    page.write_text(page.read_text().split("# Page")[0] + "# Page\n\n" + first)
+    result = subprocess.run([str(JUPYTER_BOOK), "build", str(tmp_path), "-n", "-W"],
+                            capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, (result.stdout + result.stderr)[-2000:]
+    assert "Reusing the outputs" not in result.stdout and values() == [3]
 
 
 def test_the_pdf_contents_list_every_part_and_chapter():

@@ -112,7 +112,8 @@ of *n* code cells is also found under the key of each of its prefixes (the noteb
 *k* code cells, *k* < *n*, with what they name): a small file that points at the run's
 entry. A notebook whose code is such a prefix reuses the entry's first *k* outputs, and its
 ``{eval}`` results (each stored with the number of code cells before it: a prefix's come
-after at most *k*; an ``{eval}`` that the run did not store so runs the chapter). The
+after at most *k*; an ``{eval}`` that the run did not store so runs the chapter). A run
+that holds widget state has no prefixes: that state is the one at the run's end. The
 student edition drops the solutions, which close most chapters: measured when this was
 written, its build ran 10 of the 21 chapters it changes instead of 21 (52 s against 97 s).
 
@@ -383,16 +384,20 @@ def read_entry(file, notebook):
     """The cache entry in `file` for `notebook`, following a prefix's pointer (module
     docstring): ``cells`` by the index of `notebook`'s cells, ``evals`` by (code cells
     before, expression). None if the file, or the entry it points at, is missing or
-    unreadable, or holds another number of code cells than `notebook`."""
+    unreadable, or holds another number of code cells than `notebook`; and for a prefix of
+    a run that holds widget state (the state at the run's end: the cells left out may have
+    made or changed widgets, and a solution's widget would show in the student edition)."""
     try:
         entry = json.loads(Path(file).read_text(encoding="utf-8"))
         if "prefix_of" in entry:
             prefix = entry["code_cells"]
             entry = json.loads(Path(file).with_name(Path(entry["prefix_of"]).name)
                                .read_text(encoding="utf-8"))
+            if entry["metadata"].get("widgets"):
+                return None
         else:
             prefix = len(entry["cells"])
-    except (OSError, ValueError, KeyError):
+    except (OSError, ValueError, KeyError, AttributeError):
         return None
     stored = [entry["cells"][i] for i in sorted(entry["cells"], key=int)][:prefix]
     code = [i for i, c in enumerate(notebook.cells) if c.cell_type == "code"]
@@ -501,8 +506,9 @@ class CachedInlineClient(NotebookClientInline):
                  "runtime": self.exec_metadata["runtime"], "cells": cells, "metadata": meta,
                  "evals": [[ran, expr, out] for (ran, expr), out in self._evals.items()]}
         _write(self._file, entry)
-        for k, prefix in enumerate(self._prefixes, 1):  # a stored run stays
-            if not prefix.exists():
+        prefixes = [] if meta.get("widgets") else self._prefixes  # see read_entry
+        for k, prefix in enumerate(prefixes, 1):
+            if not prefix.exists():  # a stored run stays
                 _write(prefix, {"prefix_of": self._file.name, "code_cells": k})
 
 
