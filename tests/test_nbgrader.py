@@ -31,6 +31,7 @@ import pytest
 from booktools import homework as hw
 from booktools.homework import sandbox
 from booktools.homework.grading import literal, values_path
+from booktools.kernels import STARTUP_TIMEOUT
 
 ROOT = Path(__file__).resolve().parents[1]
 HOMEWORK = sorted((ROOT / "book" / "homework").glob("*.ipynb"))
@@ -95,6 +96,7 @@ def course(tmp_path_factory):
         "c = get_config()\n"
         f"c.CourseDirectory.root = {str(course)!r}\n"
         "c.Execute.timeout = 900\n"
+        f"c.Execute.startup_timeout = {STARTUP_TIMEOUT}\n"  # nbgrader's default: 60 s
     )
     for path in HOMEWORK:
         name = path.stem

@@ -1,14 +1,20 @@
 """No wait that a busy machine can hit by accident: every Jupyter kernel the book's
-machinery and its tests start gets :data:`booktools.kernels.STARTUP_TIMEOUT` to start.
+machinery, its chapters and its tests start gets :data:`booktools.kernels.STARTUP_TIMEOUT`
+to start.
 
 nbclient, nbgrader's Execute and nbval each wait 60 s for a kernel unless told; a CI run
 on two busy cores once failed so ("Kernel didn't respond in 60 seconds"). These checks
-read the sources, so a new client that forgets the setting fails here, not on a busy day.
+read the sources (the chapters' code cells too: a line number there counts in their code
+cells, joined), so a new client or nbgrader config that forgets the setting fails here,
+not on a busy day.
 """
 
 import ast
+import functools
 import re
 from pathlib import Path
+
+import jupytext
 
 from booktools.kernels import STARTUP_TIMEOUT
 
@@ -19,6 +25,27 @@ SOURCES = sorted(p for top in ("tools", "tests", "lincls", "benchmarks")
 
 def name_of(func):
     return func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
+
+
+@functools.cache
+def code():
+    """``{place: module}``: the Python sources, and the code cells of every chapter and
+    homework notebook (a chapter's code runs in the build: a client it makes waits too)."""
+    found = {str(p.relative_to(ROOT)): p.read_text(encoding="utf-8") for p in SOURCES}
+    for page in sorted((ROOT / "book").rglob("*")):
+        if page.suffix == ".ipynb" or (
+                page.suffix == ".md" and page.read_text().startswith("---\njupytext:")):
+            cells = [c.source for c in jupytext.read(page).cells if c.cell_type == "code"]
+            found[str(page.relative_to(ROOT))] = "\n".join(
+                "\n".join(line for line in cell.splitlines()  # IPython's magics and shell
+                          if not line.lstrip().startswith(("%", "!"))) for cell in cells)
+    return found
+
+
+def test_the_chapters_code_is_read_too():
+    found = code()
+    assert "book/teachers.md" in found and "book/homework/homework2.ipynb" in found
+    assert "NotebookClient(" in found["book/teachers.md"]
 
 
 def test_the_wait_is_generous():
@@ -32,8 +59,10 @@ def test_every_notebook_client_is_given_the_startup_timeout():
     ModifiedNotebookClient, the tests' subclasses) names ``startup_timeout``, or passes
     ``**kwargs`` that set it."""
     missing = []
-    for path in SOURCES:
-        tree = ast.parse(path.read_text(encoding="utf-8"))
+    for place, source in code().items():
+        if "Client" not in source:
+            continue
+        tree = ast.parse(source)
         for func in ast.walk(tree):
             if not isinstance(func, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Module)):
                 continue
@@ -48,8 +77,24 @@ def test_every_notebook_client_is_given_the_startup_timeout():
                 names = {k.arg for k in call.keywords}
                 if "startup_timeout" in names or (None in names and sets_default):
                     continue
-                missing.append(f"{path.relative_to(ROOT)}:{call.lineno}")
+                missing.append(f"{place}:{call.lineno}")
     assert not missing, f"kernel clients without startup_timeout: {sorted(set(missing))}"
+
+
+def test_every_nbgrader_config_sets_the_startup_timeout():
+    """Code that sets nbgrader's ``Execute.timeout`` (an ``nbgrader_config.py`` it writes,
+    a config object) sets ``Execute.startup_timeout`` beside it, in the same function."""
+    missing = []
+    for place, source in code().items():
+        if "Execute." not in source:
+            continue
+        for func in ast.walk(ast.parse(source)):
+            if isinstance(func, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Module)):
+                text = ast.unparse(func)
+                if (re.search(r"Execute\.timeout\s*=", text)
+                        and not re.search(r"Execute\.startup_timeout\s*=", text)):
+                    missing.append(f"{place}:{getattr(func, 'lineno', 1)}")
+    assert not missing, f"nbgrader configs without startup_timeout: {sorted(set(missing))}"
 
 
 def test_nbval_and_nbgrader_wait_as_long():
