@@ -106,20 +106,22 @@ def test_nbval_and_nbgrader_wait_as_long():
 
 
 def test_the_browser_waits_for_events_generously():
-    """Every Playwright wait of the browser layers is chromium.TIMEOUT_MS (or longer): a
-    literal short wait (5 s for a dropdown, 60 s for axe) once failed on a busy machine.
+    """Every Playwright wait of the browser layers is chromium.TIMEOUT_MS (or longer), and
+    the PDF print's its ``timeout_ms`` (300 s), Chromium's start too: a literal short wait
+    (5 s for a dropdown, 60 s for axe) once failed on a busy machine.
     Polls in a retry loop with a deadline (urlopen) and a server's stop are not waits for
     an event of the page."""
     from chromium import TIMEOUT_MS
 
     assert TIMEOUT_MS >= 120_000
     short = []
-    for name in ("chromium.py", "test_browser.py", "test_jupyterlab.py"):
-        for n, line in enumerate((ROOT / "tests" / name).read_text().splitlines(), 1):
+    for name in ("tests/chromium.py", "tests/test_browser.py", "tests/test_jupyterlab.py",
+                 "tools/booktools/sphinxext/pdf.py"):
+        for n, line in enumerate((ROOT / name).read_text().splitlines(), 1):
             if "urlopen" in line or "server.wait" in line or "subprocess.run" in line:
                 continue
             for m in re.finditer(r"(?:timeout=|set_default_timeout\()(\d[\d_]*)", line):
-                short.append(f"tests/{name}:{n}: {m.group(0)}")
+                short.append(f"{name}:{n}: {m.group(0)}")
             if re.search(r"setTimeout\([^,]+,\s*\d{5,}", line):
-                short.append(f"tests/{name}:{n}: a literal setTimeout")
+                short.append(f"{name}:{n}: a literal setTimeout")
     assert not short, short

@@ -281,7 +281,7 @@ def print_pdf(site, out, vendor=".venv/vendor", chromium=None, timeout_ms=300_00
     try:
         with sync_playwright() as playwright:
             browser = playwright.chromium.launch(executable_path=chromium, headless=True,
-                                                 args=CHROMIUM_ARGS, timeout=60_000)
+                                                 args=CHROMIUM_ARGS, timeout=timeout_ms)
             try:
                 page = browser.new_page(viewport={"width": 1000, "height": 1400})
                 page.set_default_timeout(timeout_ms)
