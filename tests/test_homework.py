@@ -183,6 +183,31 @@ def test_missing_source_is_an_error(tmp_path, capsys):
 
 # --- executing the student version --------------------------------------------------
 @pytest.mark.slow
+def test_a_solution_only_cell_shifts_no_answer_of_the_rehearsal(tmp_path):
+    """The rehearsal runs after each of the student version's answer cells the teacher's
+    cell it came from, also where a cell before it (solution-only) is not in the student
+    version; and the grading version, nbgrader's source, keeps the student version's cells
+    only."""
+    nb = nbformat.read(TEACHER, 4)
+    nb.cells.insert(2, nbformat.v4.new_code_cell(
+        "print('computed for a solution')", metadata={"tags": [hw.SOLUTION_ONLY_TAG]}))
+    path = tmp_path / "src" / TEACHER.name
+    path.parent.mkdir()
+    nbformat.write(nb, path)
+    results = hw.rehearse(path)
+    assert [r["cell"] for r in results if r["role"] == "answer"] == [3, 6, 8]
+    assert all(r["error"] is None for r in results if r["role"] != "answer"), results
+    assert all(r["teacher_error"] is None for r in results if r["role"] == "answer")
+    hw.release(path.parent, tmp_path / "student", grading=tmp_path / "grading")
+    student = nbformat.read(tmp_path / "student" / TEACHER.name, 4)
+    graded = nbformat.read(tmp_path / "grading" / TEACHER.name, 4)
+    assert len(graded.cells) == len(student.cells) == len(nb.cells) - 1
+    assert [c.get("metadata", {}).get("nbgrader") for c in graded.cells] == [
+        c.get("metadata", {}).get("nbgrader") for c in student.cells]
+    assert "computed for a solution" not in json.dumps(graded)
+
+
+@pytest.mark.slow
 def test_student_fixture_runs_except_for_the_exercises():
     results = hw.rehearse(TEACHER)
     roles = {r["cell"]: r for r in results}

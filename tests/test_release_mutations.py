@@ -132,21 +132,26 @@ REFUSED = {
     "hidden-begin-last": (hidden_marker("### HIDDEN TESTS BEGIN"), LOOKS_LIKE),
     "hidden-start": (hidden_marker("### START HIDDEN TESTS"), LOOKS_LIKE),
     "hidden-brackets": (hidden_marker("### [begin hidden tests]"), LOOKS_LIKE),
-    "hidden-cyrillic-e": (hidden_marker(f"### BEGIN HIDD{CYRILLIC_E}N TESTS"), LOOKS_LIKE),
-    "hidden-cyrillic-ve": (hidden_marker(f"### {CYRILLIC_VE}EGIN HIDDEN TESTS"), LOOKS_LIKE),
-    "hidden-greek-eta": (hidden_marker(f"### BEGIN {GREEK_ETA}IDDEN TESTS"), LOOKS_LIKE),
+    "hidden-cyrillic-e": (hidden_marker(f"### BEGIN HIDD{CYRILLIC_E}N TESTS"), NEAR_MISS),
+    "hidden-cyrillic-ve": (hidden_marker(f"### {CYRILLIC_VE}EGIN HIDDEN TESTS"), NEAR_MISS),
+    "hidden-greek-eta": (hidden_marker(f"### BEGIN {GREEK_ETA}IDDEN TESTS"), NEAR_MISS),
     "hidden-fullwidth": (hidden_marker("### \uff22\uff25\uff27\uff29\uff2e HIDDEN TESTS"),
                          NEAR_MISS),
     "hidden-math-bold": (hidden_marker("### \U0001d401\U0001d404\U0001d406\U0001d408\U0001d40d"
                                        " HIDDEN TESTS"), NEAR_MISS),
     "hidden-zero-width": (hidden_marker("### BEGIN HID\u200bDEN TESTS"), NEAR_MISS),
-    "hidden-dotted-i": (hidden_marker("### BEGIN H\u0130DDEN TESTS"), LOOKS_LIKE),
+    "hidden-dotted-i": (hidden_marker("### BEGIN H\u0130DDEN TESTS"), NEAR_MISS),
     "hidden-lower": (hidden_marker("### begin hidden tests"), NEAR_MISS),
     "hidden-singular": (hidden_marker("### BEGIN HIDDEN TEST"), NEAR_MISS),
     "hidden-four-hashes": (hidden_marker("#### BEGIN HIDDEN TESTS"), NEAR_MISS),
     "hidden-trailing": (hidden_marker("### BEGIN HIDDEN TESTS ###"), NEAR_MISS),
     "hidden-underscores": (hidden_marker("### BEGIN_HIDDEN_TESTS"), NEAR_MISS),
     "hidden-nbsp": (hidden_marker("### BEGIN\u00a0HIDDEN TESTS"), NEAR_MISS),
+    # a look-alike marker in a cell that is neither graded nor an answer
+    "plain-code-cyrillic-e": (insert_cell(nbformat.v4.new_code_cell(
+        f"### BEGIN HIDD{CYRILLIC_E}N TESTS\n# {PLANTED}")), NEAR_MISS),
+    "plain-markdown-greek-eta": (insert_cell(nbformat.v4.new_markdown_cell(
+        f"### END {GREEK_ETA}IDDEN TESTS\n\n{PLANTED}")), NEAR_MISS),
     "begin-tests": (hidden_marker("### BEGIN TESTS"), LOOKS_LIKE),
     "stop-hidden": (replace("graded", hw.END_HIDDEN, "### STOP HIDDEN TESTS"), LOOKS_LIKE),
     # solution markers in other spellings
@@ -155,7 +160,7 @@ REFUSED = {
     "solution-soln": (solution_marker("### BEGIN SOLN"), LOOKS_LIKE),
     "solution-start": (solution_marker("### START SOLUTION"), LOOKS_LIKE),
     "solution-answer": (solution_marker("### BEGIN ANSWER"), LOOKS_LIKE),
-    "solution-cyrillic-o": (solution_marker(f"### BEGIN S{CYRILLIC_O}LUTION"), LOOKS_LIKE),
+    "solution-cyrillic-o": (solution_marker(f"### BEGIN S{CYRILLIC_O}LUTION"), NEAR_MISS),
     "solution-stop": (replace("answer", hw.END_SOLUTION, "### STOP SOLUTION"), LOOKS_LIKE),
     "solution-one-hash": (solution_marker("# BEGIN SOLUTION"), NEAR_MISS),
     # a second region in an answer cell that has a valid one (issue 28: leaked)

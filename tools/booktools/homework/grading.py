@@ -501,10 +501,14 @@ def record_expected(nb, path, timeout=600):
 
 
 def grading_notebook(nb, path, values, hidden_sources):
-    """The grading version and its values file's text: the notebook unchanged (its
-    ``expected`` calls stay, so the grading kernel receives no value of the teacher's),
-    and the values of the keys its hidden tests name, each of which must have run."""
+    """The grading version and its values file's text: the notebook with the cells its
+    student version keeps (:func:`~.notebook.student_cells`: nbgrader's student version,
+    made from it, must hold no other), otherwise unchanged (its ``expected`` calls stay,
+    so the grading kernel receives no value of the teacher's), and the values of the keys
+    its hidden tests name, each of which must have run."""
     import nbformat
+
+    from .notebook import student_cells
 
     keys = {key for text in hidden_sources.values() for key in _expected_calls(text)}
     for index, text in hidden_sources.items():
@@ -512,4 +516,5 @@ def grading_notebook(nb, path, values, hidden_sources):
             if key not in values:
                 raise ValueError(f"{path}, cell {index + 1}: expected({key!r}) never ran")
     out = nbformat.from_dict(json.loads(json.dumps(nb)))
+    out.cells = student_cells(out)
     return out, values_text({k: v for k, v in values.items() if k in keys})

@@ -47,14 +47,16 @@ def marker_of(line):
     True
     >>> marker_of("#beginSolution")
     '### BEGIN SOLUTION'
+    >>> marker_of("### BEGIN HIDDЕN TESTS")  # a Cyrillic Е: read as a reader sees it
+    '### BEGIN HIDDEN TESTS'
     """
     for canonical in _MARKERS.values():
         if canonical[4:] in line:  # nbgrader's own test
             return canonical
-    text = unicodedata.normalize("NFKC", line)
-    if re.match(r"^[\s#/*!%:;>\-]*[A-Za-z]", text) is None:
+    text = fold(line)
+    if re.match(r"^[\s#/*!%:;>\-]*[A-Z]", text) is None:
         return None
-    key = re.sub(r"[^A-Z]", "", text.upper())  # the letters, from the first word on
+    key = re.sub(r"[^A-Z]", "", text)  # the letters, from the first word on
     for (edge, what), canonical in _MARKERS.items():
         if key.startswith(edge + what + ("TEST" if what == "HIDDEN" else "")):
             return canonical
@@ -338,6 +340,19 @@ def _read(path, root=None, one_name=True):
 def _nbgrader(cell):
     meta = cell.get("metadata", {}).get("nbgrader")
     return meta if isinstance(meta, dict) else {}
+
+
+def solution_only(cell):
+    """True for a cell tagged as computing only what a solution quotes (see
+    :data:`SOLUTION_ONLY_TAG`): it is removed from the student versions."""
+    return SOLUTION_ONLY_TAG in (cell.get("metadata", {}).get("tags") or [])
+
+
+def student_cells(nb):
+    """The cells of a teacher notebook that its student version keeps, in their order (the
+    student version's cell *i* comes from the *i*-th): code and markdown cells, but those
+    tagged ``solution-only``. The grading version keeps the same ones."""
+    return [c for c in nb.cells if c.cell_type in ("code", "markdown") and not solution_only(c)]
 
 
 def is_solution_cell(cell):

@@ -20,7 +20,6 @@ import numpy as np
 from .grading import values_path
 from .notebook import (
     CODE_STUB,
-    SOLUTION_ONLY_TAG,
     TEXT_STUB,
     HomeworkError,
     KernelDied,
@@ -36,6 +35,7 @@ from .notebook import (
     is_solution_cell,
     public_lines,
     solution_lines,
+    student_cells,
 )
 from .untrusted import read_bytes
 from .validation import _check_notebook
@@ -88,9 +88,7 @@ def _student_version(nb, path):
     import nbformat
 
     cells, ids = [], set()
-    for cell in nb.cells:
-        if solution_only(cell) or cell.cell_type not in ("code", "markdown"):
-            continue
+    for cell in student_cells(nb):
         regions = _regions(_source_lines(cell), path, None, cell.cell_type)
         new = {"cell_type": cell.cell_type,
                "metadata": allowed_cell_metadata(json.loads(json.dumps(cell.metadata))),
@@ -469,12 +467,6 @@ def _replace_dir(new, target):
         shutil.rmtree(old)
 
 
-def solution_only(cell):
-    """True for a cell tagged as computing only what a solution quotes (see
-    :data:`SOLUTION_ONLY_TAG`): it is removed from the student versions."""
-    return SOLUTION_ONLY_TAG in (cell.get("metadata", {}).get("tags") or [])
-
-
 def _error_name(cell):
     for out in cell.get("outputs", []):
         if out.get("output_type") == "error":
@@ -517,6 +509,7 @@ def rehearse(path, timeout=600):
 def _rehearse_cells(client, teacher, student, results):
     import copy
 
+    kept = student_cells(teacher)  # the teacher's cell of each of the student's
     for index, cell in enumerate(student.cells):
         if cell.cell_type != "code":
             continue
@@ -528,7 +521,7 @@ def _rehearse_cells(client, teacher, student, results):
             role = "test"
         result = {"cell": index, "role": role, "error": _error_name(cell)}
         if role == "answer":
-            solved = copy.deepcopy(teacher.cells[index])
+            solved = copy.deepcopy(kept[index])
             solved.outputs = []
             client.execute_cell(solved, index)
             result["teacher_error"] = _error_name(solved)
