@@ -195,7 +195,7 @@ REFUSED = {
     "visible-lincls-result": (visible_lincls_result, "computed from lincls in lines the student"),
     # a self-check list that holds more than names
     "lincls-fixed-dict": (set_metadata("notebook", "lincls.fixed", [{"answer": PLANTED}]),
-                          "'fixed' must be a list of self-check names"),
+                          "'fixed' must be a list of self-check or expected-value names"),
 }
 #: Lines that only look like marker words in part (PHI_DENSE holds HIDEN, LEGEND holds
 #: END): a graded cell may hold them.
@@ -352,7 +352,7 @@ REFUSED_40 = {
     "chapters-text": (set_metadata("notebook", "lincls.chapters", ["perceptron", PLANTED]),
                       "which is no page name"),
     "fixed-text": (set_metadata("notebook", "lincls.fixed", [PLANTED]),
-                   "which is no self-check name"),
+                   "which is no self-check or expected-value name"),
 }
 REFUSED.update(REFUSED_40)
 STRIPPED.update({

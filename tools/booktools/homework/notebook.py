@@ -566,7 +566,8 @@ def _check_metadata(nb, path):
     fixed = meta.get("fixed", [])
     if not (isinstance(fixed, list) and all(isinstance(f, str) for f in fixed)):
         raise HomeworkError(
-            path, "lincls metadata 'fixed' must be a list of self-check names (texts)")
+            path, "lincls metadata 'fixed' must be a list of self-check or expected-value "
+            "names (texts)")
     minutes = meta.get("minutes")
     if isinstance(minutes, bool) or not isinstance(minutes, int) or minutes <= 0:
         raise HomeworkError(

@@ -522,11 +522,12 @@ _CHECK_NAME = re.compile(r"[\w-]+(\.[\w-]+){0,3}")
 
 
 def lincls_name_problems(nb, path):
-    """The ``chapters`` and ``fixed`` of the ``lincls`` block are names (a page, a
-    self-check), not text. Returns a list of HomeworkError."""
+    """The ``chapters`` and ``fixed`` of the ``lincls`` block are names (a page; a
+    self-check or an expected value), not text. Returns a list of HomeworkError."""
     meta = nb.metadata.get("lincls", {})
     errors = []
-    for key, pattern, what in (("chapters", _PAGE, "page"), ("fixed", _CHECK_NAME, "self-check")):
+    for key, pattern, what in (("chapters", _PAGE, "page"),
+                               ("fixed", _CHECK_NAME, "self-check or expected-value")):
         for value in meta.get(key, []):
             if not (len(value) <= 80 and pattern.fullmatch(value)):
                 errors.append(HomeworkError(path, f"lincls metadata {key!r} holds {value!r}, "
