@@ -20,8 +20,9 @@ export PATH := $(abspath $(BIN)):$(PATH)
 export PYDEVD_DISABLE_FILE_VALIDATION := 1
 BOOK_FLAGS := -n -W --keep-going
 # nbval waits 60 s for a kernel to start unless told: a CI run on two busy cores hit that;
-# 300 s as every kernel client of the book (booktools.kernels.STARTUP_TIMEOUT)
-NBVAL := --nbval -p no:cacheprovider --nbval-sanitize-with tests/sanitize.cfg --nbval-kernel-startup-timeout 300
+# 300 s as every kernel client of the book (booktools.kernels.STARTUP_TIMEOUT); its kernels
+# on Unix sockets, its other start-up waits as long (booktools.nbvalkernels)
+NBVAL := --nbval -p booktools.nbvalkernels -p no:cacheprovider --nbval-sanitize-with tests/sanitize.cfg --nbval-kernel-startup-timeout 300
 
 .PHONY: book slides test lint unit sklearn homework homework-default homework-prescott load release \
         book-clean portability student-book nbgrader student-test browser pythons \

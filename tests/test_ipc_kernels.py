@@ -122,3 +122,19 @@ def test_every_client_of_the_books_kernels_waits_in_slices():
         for channel in ("shell", "iopub", "stdin", "control"):
             assert issubclass(getattr(client, f"{channel}_channel_class").default_value,
                               PromptChannel), (client, channel)
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="abstract Unix sockets are Linux's")
+def test_nbval_kernels_listen_on_unix_sockets():
+    """make homework's nbval (booktools.nbvalkernels): no TCP port, and its kernel runs."""
+    from nbval.kernel import RunningKernel
+
+    import booktools.nbvalkernels  # noqa: F401 (the plugin patches nbval)
+
+    kernel = RunningKernel("python3", startup_timeout=STARTUP_TIMEOUT)
+    try:
+        assert kernel.km.transport == "ipc" and kernel.km.ip.startswith("@jupyter-kernel-")
+        msg_id = kernel.execute_cell_input("print(6 * 7)")
+        kernel.await_idle(msg_id, STARTUP_TIMEOUT)
+    finally:
+        kernel.stop()

@@ -101,6 +101,7 @@ def test_nbval_and_nbgrader_wait_as_long():
     nbval = re.search(r"^NBVAL := (.*)$", (ROOT / "Makefile").read_text(), re.M).group(1)
     found = re.search(r"--nbval-kernel-startup-timeout[= ](\d+)", nbval)
     assert found and int(found.group(1)) >= STARTUP_TIMEOUT, nbval
+    assert "-p booktools.nbvalkernels" in nbval, nbval  # its other waits, its sockets
     autograde = (ROOT / "tools/booktools/homework/autograde.py").read_text()
     assert "Execute.startup_timeout = STARTUP_TIMEOUT" in autograde
 
