@@ -310,15 +310,30 @@ def test_the_key_holds_what_requirements_installs(tmp_path):
     assert "ipywidgets" in execution.book_distributions(tmp_path)  # lincls's extra
 
 
+def test_context_parts_are_what_the_key_hashes(monkeypatch):
+    """context_parts names every file of lincls and booktools, the versions and the numeric
+    environment, and execution_context is their hash: a variable that changes results
+    changes both."""
+    parts = execution.context_parts(ROOT)
+    assert {"lincls/__init__.py", "booktools/sphinxext/execution.py"} <= set(parts["sources"])
+    assert f"numpy=={metadata.version('numpy')}" in parts["versions"]
+    before = execution.execution_context(ROOT)
+    monkeypatch.setenv("OMP_NUM_THREADS", "7")
+    assert "OMP_NUM_THREADS=7" in execution.context_parts(ROOT)["env"]
+    assert execution.execution_context(ROOT) != before
+
+
 def test_requirements_pin_everything_the_book_runs_on():
     """requirements.txt pins every distribution the execution cache's key holds, at the
     version installed here: an unpinned one that PyPI released between two installs would
-    make the second execute every chapter again (setuptools aside: the venv's own)."""
+    make the second execute every chapter again (the key leaves out pip and setuptools,
+    the venv's own)."""
     found = execution.book_distributions(ROOT)
     pins = {canonicalize_name(r.name): str(r.specifier).removeprefix("==")
             for r in execution.named_requirements(ROOT)}
     wanted = {name: version for name, version in found.items()
-              if name not in ("lincls", "booktools", "setuptools")}
+              if name not in ("lincls", "booktools")}
+    assert not set(execution.INSTALLERS) & set(found), "the venv's own tools are not keyed"
     assert {n: pins.get(n) for n in wanted if pins.get(n) != wanted[n]} == {}, \
         "pin these in requirements.txt at the installed version"
     assert set(pins) <= set(found), "pinned, yet nothing the book runs on requires it"

@@ -36,6 +36,7 @@ import pytest
 from pythons import PY_MAX, PY_MIN, find_python, made_venv, venv_commands
 
 from booktools.kernels import STARTUP_TIMEOUT
+from booktools.sphinxext import execution
 
 ROOT = Path(__file__).resolve().parents[1]
 pytestmark = pytest.mark.pythons
@@ -228,6 +229,9 @@ def route_job(tmp_path):
            "PIP_DISABLE_PIP_VERSION_CHECK": "1", "BROWSER": "true",
            "JUPYTER_PORT": "0", "JUPYTER_TOKEN": "route-test",  # 0: any free port
            "TMPDIR": tempfile.gettempdir()}  # the run's own (tests/conftest.py)
+    # the machine's variables that change results, as the reader's shell would have them
+    # (a CI runner's OMP_NUM_THREADS, MPLBACKEND, ...): they are in the cache's key
+    env.update({k: v for k, v in os.environ.items() if k.startswith(execution.NUMERIC_ENV)})
     if "PIP_CACHE_DIR" in os.environ:
         env["PIP_CACHE_DIR"] = os.environ["PIP_CACHE_DIR"]
     else:
@@ -236,6 +240,33 @@ def route_job(tmp_path):
     job = Job("\n".join(commands[:-1]) + "\n", tmp_path / "log.txt", cwd=clone, env=env)
     job.clone, job.env, job.seeded = clone, env, seeded
     return job
+
+
+def context_parts(python, root, env):
+    """booktools.sphinxext.execution.context_parts of the book at `root`, in `python` with
+    `env` and the thread counts a build sets."""
+    script = ("import json, os, sys\n"
+              "from booktools.sphinxext import execution as e\n"
+              "for name in e.THREADS:\n"
+              "    os.environ.setdefault(name, '1')\n"
+              "print(json.dumps(e.context_parts(sys.argv[1])))\n")
+    return json.loads(run([str(python), "-c", script, str(root)], env=env, cwd=root).stdout)
+
+
+def differences(ours, theirs):
+    """What differs between two context_parts, each part's entries on one side only."""
+    found = {}
+    for part in ours.keys() | theirs.keys():
+        a, b = ours.get(part), theirs.get(part)
+        if a == b:
+            continue
+        if isinstance(a, (list, dict)) and isinstance(b, (list, dict)):
+            a = set(a.items() if isinstance(a, dict) else a)
+            b = set(b.items() if isinstance(b, dict) else b)
+            found[part] = {"test venv only": sorted(a - b), "route only": sorted(b - a)}
+        else:
+            found[part] = {"test venv": a, "route": b}
+    return found
 
 
 def test_readme_route_without_make(jobs):
@@ -251,9 +282,12 @@ def test_readme_route_without_make(jobs):
         status = (clone / "_build" / "html" / "book" / "execution_status.html").read_text()
         methods = dict(re.findall(r">(book/[\w/]+)<.*?<p>(\w+)</p>", status, re.S))
         executed = sorted(page for page, method in methods.items() if method != "cache")
-        assert methods and executed == [], (
-            f"the route executed {executed}: a distribution the book runs on differs "
-            "between the test venv and a venv of requirements.txt alone")
+        assert methods, "the execution status page lists no chapter"
+        if executed:
+            ours = context_parts(sys.executable, ROOT, os.environ)
+            theirs = context_parts(clone / ".venv" / "bin" / "python", clone, env)
+            pytest.fail(f"the route executed {executed}: its cache key's context differs "
+                        f"from the test venv's build in {differences(ours, theirs)}")
     # The last command starts a server: start it as written, wait until it answers, stop it.
     # CI runs as root, which Jupyter refuses unless told (a setting of this test's machine,
     # not of the reader's command).

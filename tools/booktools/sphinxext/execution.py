@@ -90,7 +90,8 @@ results can depend on:
 - the sources of ``lincls`` and ``booktools`` (every file but byte code);
 - Python's version; the version of every distribution the book runs on: ``lincls``,
   ``booktools``, what the book's ``requirements.txt`` names, and what they require,
-  transitively (without that file: every installed distribution); the CPU's model and
+  transitively, but pip and setuptools, the venv's own (without that file: every installed
+  distribution); the CPU's model and
   flags (OpenBLAS and numba pick kernels by them); and the environment variables that
   change results (``OPENBLAS_*``, ``OMP_*``, ``MKL_*``, ``NUMBA_*``, ...).
 
@@ -263,15 +264,21 @@ _cache = {"folder": None, "context": None, "root": None}
 ROLE = re.compile(r"\{eval\}`([^`]+)`")
 
 
-def _hash_tree(root, digest):
-    """Feed every file under ``root`` (not byte code), names and contents, to ``digest``."""
+def _tree_hashes(root):
+    """``{name: sha256}`` of every file under ``root`` (not byte code), named from
+    ``root``'s parent."""
     root = Path(root)
     files = [root] if root.is_file() else sorted(
         p for p in root.rglob("*") if p.is_file() and "__pycache__" not in p.parts
         and p.suffix not in (".pyc", ".nbi", ".nbc"))
-    for path in files:
-        digest.update(path.relative_to(root.parent).as_posix().encode() + b"\0")
-        digest.update(hashlib.sha256(path.read_bytes()).digest())
+    return {p.relative_to(root.parent).as_posix(): hashlib.sha256(p.read_bytes()).hexdigest()
+            for p in files}
+
+
+def _hash_tree(root, digest):
+    """Feed every file under ``root`` (not byte code), names and contents, to ``digest``."""
+    for name, sha in _tree_hashes(root).items():
+        digest.update(name.encode() + b"\0" + bytes.fromhex(sha))
 
 
 def _cpu():
@@ -295,10 +302,17 @@ def named_requirements(root):
     return [Requirement(s) for s in specs if s and not s.startswith(("#", "-"))]
 
 
+#: The venv's own tools, left out of the key: their version is whatever venv or a test
+#: tool's requirement put there (a venv of Python 3.11 has setuptools 65.5.0, pip installs
+#: a newer one when a test tool asks for it), and no chapter imports them (a test checks).
+INSTALLERS = ("pip", "setuptools")
+
+
 def book_distributions(root):
     """``{name: version}`` of the installed distributions the book at ``root`` runs on:
     lincls, booktools and what ``root/requirements.txt`` names (options such as ``-e``
-    aside), with what they require, transitively; None when there is no such file."""
+    aside), with what they require, transitively, but INSTALLERS; None when there is no
+    such file."""
     named = None if root is None else named_requirements(root)
     if named is None:
         return None
@@ -307,7 +321,7 @@ def book_distributions(root):
     while todo:
         req = todo.pop()
         name, extras = canonicalize_name(req.name), sorted(req.extras)
-        if (name, *extras) in seen:
+        if (name, *extras) in seen or name in INSTALLERS:
             continue
         seen.add((name, *extras))
         try:
@@ -323,21 +337,28 @@ def book_distributions(root):
     return found
 
 
-def execution_context(root):
-    """The part of the key that no chapter sets: sources, versions, CPU, environment
-    (``root``: the book's folder)."""
+def context_parts(root):
+    """The part of the key that no chapter sets, as a dict: sources (each file's hash),
+    versions, CPU, environment (``root``: the book's folder). A test compares two of them
+    when a build that should have reused the cache did not."""
     import booktools
     import lincls
 
-    digest = hashlib.sha256(CACHE_FORMAT.encode())
+    sources = {}
     for package in (lincls, booktools):
-        _hash_tree(Path(package.__file__).parent, digest)
+        sources.update(_tree_hashes(Path(package.__file__).parent))
     book = book_distributions(root)
     versions = sorted(f"{d.metadata['Name']}=={d.version}" for d in metadata.distributions()) \
         if book is None else sorted(f"{name}=={version}" for name, version in book.items())
     env = sorted(f"{k}={v}" for k, v in os.environ.items() if k.startswith(NUMERIC_ENV))
-    digest.update(json.dumps([sys.version, platform.machine(), _cpu(), versions, env]).encode())
-    return digest.hexdigest()
+    return {"format": CACHE_FORMAT, "sources": sources, "python": sys.version,
+            "machine": platform.machine(), "cpu": _cpu(), "versions": versions, "env": env}
+
+
+def execution_context(root):
+    """The hash of :func:`context_parts`."""
+    parts = json.dumps(context_parts(root), sort_keys=True)
+    return hashlib.sha256(parts.encode()).hexdigest()
 
 
 def _named_paths(cells, directory):
