@@ -14,11 +14,15 @@ import pytest
 import yaml
 from packaging.utils import canonicalize_name
 
+from booktools.kernels import STARTUP_TIMEOUT
 from booktools.sphinxext import execution
 from booktools.sphinxext.binder import split_md
 
 ROOT = Path(__file__).resolve().parents[1]
 JUPYTER_BOOK = Path(sys.executable).parent / "jupyter-book"
+# a one-page build's hang bound: its kernel's start may take STARTUP_TIMEOUT on a busy
+# machine, and a cell as long again (they take seconds)
+BUILD_WAIT = 2 * STARTUP_TIMEOUT
 
 
 def toc_files():
@@ -67,7 +71,7 @@ def assert_fails_with_boom(tmp_path, page):
     """Build the book in tmp_path strictly: it fails, says 'boom', and `page` is not written."""
     result = subprocess.run(
         [str(JUPYTER_BOOK), "build", str(tmp_path), "-n", "-W", "--keep-going"],
-        capture_output=True, text=True, timeout=300,
+        capture_output=True, text=True, timeout=BUILD_WAIT,
     )
     output = result.stdout + result.stderr
     assert result.returncode != 0, output[-2000:]
@@ -123,7 +127,7 @@ def one_page_book(tmp_path, body):
     (tmp_path / "_toc.yml").write_text("format: jb-book\nroot: book/index\n")
     return subprocess.run(
         [str(JUPYTER_BOOK), "build", str(tmp_path), "-n", "-W", "--keep-going"],
-        capture_output=True, text=True, timeout=300,
+        capture_output=True, text=True, timeout=BUILD_WAIT,
     )
 
 
@@ -188,7 +192,7 @@ def test_a_prefix_of_a_stored_run_reuses_its_outputs(tmp_path):
     def rebuild(text):  # whether the build reused a run, and what the page shows
         page.write_text(page.read_text().split("# Page")[0] + text)
         result = subprocess.run([str(JUPYTER_BOOK), "build", str(tmp_path), "-n", "-W"],
-                                capture_output=True, text=True, timeout=300)
+                                capture_output=True, text=True, timeout=BUILD_WAIT)
         assert result.returncode == 0, (result.stdout + result.stderr)[-2000:]
         return "Reusing the outputs" in result.stdout, shown()
 
@@ -220,7 +224,7 @@ def test_a_prefix_of_a_run_with_widgets_runs(tmp_path):
     assert values() == [41]
     page.write_text(page.read_text().split("# Page")[0] + "# Page\n\n" + first)
     result = subprocess.run([str(JUPYTER_BOOK), "build", str(tmp_path), "-n", "-W"],
-                            capture_output=True, text=True, timeout=300)
+                            capture_output=True, text=True, timeout=BUILD_WAIT)
     assert result.returncode == 0, (result.stdout + result.stderr)[-2000:]
     assert "Reusing the outputs" not in result.stdout and values() == [3]
 

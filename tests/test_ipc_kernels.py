@@ -2,6 +2,7 @@
 clients whose waits for a message look again every second."""
 
 import asyncio
+import subprocess
 import sys
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -14,7 +15,13 @@ import pytest
 from nbclient.exceptions import DeadKernelError
 
 from booktools.homework.sandbox import _CappedClient
-from booktools.kernels import LOOK_AGAIN, STARTUP_TIMEOUT, IPCKernelManager, PromptChannel
+from booktools.kernels import (
+    IOPUB_TIMEOUT,
+    LOOK_AGAIN,
+    STARTUP_TIMEOUT,
+    IPCKernelManager,
+    PromptChannel,
+)
 
 LINUX = pytest.mark.skipif(sys.platform != "linux", reason="abstract sockets: Linux")
 
@@ -138,3 +145,18 @@ def test_nbval_kernels_listen_on_unix_sockets():
         kernel.await_idle(msg_id, STARTUP_TIMEOUT)
     finally:
         kernel.stop()
+
+
+def test_nbval_waits_iopub_timeout_for_a_cells_outputs(tmp_path):
+    """nbval stops the kernel when an output comes 5 s after the cell's reply; under
+    booktools.nbvalkernels every cell waits IOPUB_TIMEOUT."""
+    nbformat.write(nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("print(1)")]),
+                   tmp_path / "nb.ipynb")
+    (tmp_path / "conftest.py").write_text(
+        "def pytest_collection_modifyitems(items):\n"
+        "    print('WAITS', sorted({item.output_timeout for item in items}))\n")
+    result = subprocess.run(
+        [sys.executable, "-m", "pytest", "-p", "booktools.nbvalkernels", "--nbval", "-s",
+         "--collect-only", "-q", "-p", "no:cacheprovider", "nb.ipynb"],
+        cwd=tmp_path, capture_output=True, text=True, timeout=STARTUP_TIMEOUT)
+    assert f"WAITS [{IOPUB_TIMEOUT}]" in result.stdout, result.stdout + result.stderr

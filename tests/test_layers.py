@@ -3,8 +3,10 @@
 The chain runs in order at the caller's priority; the older Pythons start first, before the
 main venv's install (dev), and learn from a file when it is done; the newest
 once load is done and the route once book-clean is, at the same priority, each printed
-whole after the chain; a failing chain or lane fails the run, and a failing chain stops the
-lanes (SIGTERM) and shows what they printed until then."""
+whole after the chain (the fake's Python lanes run until the chain's last part starts, so
+that a failing chain finds them running however slow the machine); a failing chain or lane
+fails the run, and a failing chain stops the lanes (SIGTERM) and shows what they printed
+until then."""
 
 import os
 import re
@@ -21,12 +23,12 @@ esac
 echo "$(date +%s.%N) start $* nice=$(nice) tmp=${TMPDIR#$RUN/}" >> "$RUN/calls"
 echo "output of $*"
 case "$*" in
-  *-python) for _ in $(seq 20); do sleep 0.1; done;;
+  *-python) until grep -q "start portability" "$RUN/calls"; do sleep 0.05; done;;
   dev) until grep -q "start older-pythons-lane" "$RUN/calls"; do sleep 0.05; done;;
   route) exit "${ROUTE_STATUS:-0}";;
   older-pythons-lane) until [ -e "$MAIN_VENV_READY" ]; do sleep 0.05; done
                      echo "$(date +%s.%N) ready $*" >> "$RUN/calls"
-                     for _ in $(seq 20); do sleep 0.1; done;;
+                     until grep -q "start portability" "$RUN/calls"; do sleep 0.05; done;;
   *load) until grep -q "ready older-pythons-lane" "$RUN/calls"; do sleep 0.05; done;;
   *book-clean) until grep -q "start newest-python" "$RUN/calls"; do sleep 0.05; done
                [ "${CHAIN_STATUS:-0}" = 0 ] || exit "$CHAIN_STATUS";;

@@ -26,8 +26,11 @@ from pathlib import Path
 import pytest
 import test_browser
 import yaml
+from chromium import TIMEOUT_MS
 from test_browser import HTML, ROOT, SCREENSHOTS, axe, offline_context, open_page, site_pages
 from test_jupyterlab import jupyter_server
+
+from booktools.kernels import STARTUP_TIMEOUT
 
 pytestmark = pytest.mark.browser
 # test_browser's fixtures, here too: the local copies of the CDN assets, the site's server
@@ -154,8 +157,10 @@ def start_live_code(page, jupyter):
     page.get_by_role("button", name="Live Code").click()
     status = page.locator(".lincls-live-status")
     # the kernel starts and runs the chapter's hidden set-up (imports, data): seconds, up
-    # to minutes on two busy cores (issue 43); TIMEOUT_MS bounds every wait
-    status.and_(page.locator("[data-state=ready], [data-state=error]")).wait_for()
+    # to minutes on two busy cores (issue 43): a kernel's start, STARTUP_TIMEOUT, then
+    # TIMEOUT_MS, which bounds every other wait
+    status.and_(page.locator("[data-state=ready], [data-state=error]")).wait_for(
+        timeout=STARTUP_TIMEOUT * 1000 + TIMEOUT_MS)
     return status.inner_text(), status.get_attribute("data-state")
 
 

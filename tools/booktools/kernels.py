@@ -38,6 +38,10 @@ from .warm import fork_kernel
 # four other kernels it took over 60 s once. The wait ends as soon as the kernel answers.
 STARTUP_TIMEOUT = 300
 
+# Seconds a cell's last outputs may take to arrive after its reply (nbclient waits 4 s and
+# then goes on without them, silently): they come at once, unless the machine is busy.
+# Past it, the client raises (raise_on_iopub_timeout) rather than lose an output.
+IOPUB_TIMEOUT = 60
 
 #: Seconds a client's wait for a kernel's message lasts before it looks again.
 LOOK_AGAIN = 1.0
@@ -122,8 +126,10 @@ class WarmKernelManager(WarmStart, IPCKernelManager):
 
 def notebook_client(nb, folder, **kwargs):
     """nbclient's ``NotebookClient`` for ``nb``, its kernel started in ``folder`` and
-    managed by :class:`WarmKernelManager`, waiting :data:`STARTUP_TIMEOUT` for it to start;
-    ``kwargs`` go to ``NotebookClient``."""
+    managed by :class:`WarmKernelManager`, waiting :data:`STARTUP_TIMEOUT` for it to start
+    and :data:`IOPUB_TIMEOUT` for a cell's outputs; ``kwargs`` go to ``NotebookClient``."""
     kwargs.setdefault("startup_timeout", STARTUP_TIMEOUT)
+    kwargs.setdefault("iopub_timeout", IOPUB_TIMEOUT)
+    kwargs.setdefault("raise_on_iopub_timeout", True)
     return NotebookClient(nb, resources={"metadata": {"path": str(folder)}},
                           kernel_manager_class=WarmKernelManager, **kwargs)

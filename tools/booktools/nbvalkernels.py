@@ -8,6 +8,8 @@
 - nbval then waits 10 s for the reply to kernel_info and 30 s for IOPub, whatever
   ``--nbval-kernel-startup-timeout`` says: here both wait that timeout, and end as soon
   as the kernel answers.
+- After a cell's reply, nbval waits 5 s for each of its outputs and stops the kernel when
+  one is late (a busy machine): here it waits :data:`booktools.kernels.IOPUB_TIMEOUT`.
 """
 
 import sys
@@ -16,7 +18,9 @@ import uuid
 from queue import Empty
 
 from jupyter_client.manager import KernelManager
-from nbval import kernel
+from nbval import kernel, plugin
+
+from .kernels import IOPUB_TIMEOUT
 
 
 def start_new_kernel(startup_timeout=60, kernel_name="python", **kwargs):
@@ -57,5 +61,16 @@ def ensure_iopub_up(self):
                 raise RuntimeError(f"no IOPub from the kernel in {timeout} s") from None
 
 
+def patient_cell(init):
+    """nbval's ``IPyNbCell.__init__``, with the outputs' wait IOPUB_TIMEOUT."""
+    def wrapper(self, *args, **kwargs):
+        init(self, *args, **kwargs)
+        self.output_timeout = IOPUB_TIMEOUT
+    wrapper.__wrapped__ = init
+    return wrapper
+
+
 kernel.start_new_kernel = start_new_kernel
 kernel.RunningKernel._ensure_iopub_up = ensure_iopub_up
+if not hasattr(plugin.IPyNbCell.__init__, "__wrapped__"):
+    plugin.IPyNbCell.__init__ = patient_cell(plugin.IPyNbCell.__init__)

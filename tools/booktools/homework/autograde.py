@@ -71,7 +71,7 @@ from pathlib import Path
 
 from lincls.homework.answers import GRADING_ENV
 
-from ..kernels import STARTUP_TIMEOUT
+from ..kernels import IOPUB_TIMEOUT, STARTUP_TIMEOUT
 from .grading import read_values, values_path
 from .notebook import (
     BEGIN_SOLUTION,
@@ -94,8 +94,6 @@ from .variants import ANSWERS_SUFFIX, SECRET_ENV, STUDENT_ID, check_student_id
 COLUMNS = ("student", "notebook", "cell", "score", "max_score", "note")
 #: Seconds a cell may run before nbgrader stops it (nbgrader's own default is 30).
 TIMEOUT = 900
-#: Seconds a cell's output may take to arrive after its reply.
-IOPUB_TIMEOUT = 60
 #: Seconds a whole notebook may run (its cells in all); past them, the cells left are not
 #: run and score nothing.
 NOTEBOOK_TIMEOUT = 1800

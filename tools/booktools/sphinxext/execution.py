@@ -153,7 +153,7 @@ from packaging.utils import canonicalize_name
 from sphinx.domains import Domain
 
 from booktools import warm
-from booktools.kernels import WarmKernelManager
+from booktools.kernels import IOPUB_TIMEOUT, STARTUP_TIMEOUT, WarmKernelManager
 
 #: Extensions that do not declare parallel safety but are safe (see the module docstring).
 SAFE = ("sphinx_multitoc_numbering", "sphinx_jupyterbook_latex")
@@ -655,10 +655,13 @@ def _name_the_cell(code_cell_outputs):
 
 
 def _patient_start(init):
-    """Wrap myst-nb's ModifiedNotebookClient.__init__: startup_timeout as the cell timeout,
-    and the kernel on Unix sockets, forked from a warm process (booktools.kernels)."""
+    """Wrap myst-nb's ModifiedNotebookClient.__init__: the waits of booktools.kernels
+    (STARTUP_TIMEOUT, or the cell timeout when that is longer; IOPUB_TIMEOUT, raising), and
+    the kernel on Unix sockets, forked from a warm process."""
     def wrapper(self, *args, **kwargs):
-        kwargs.setdefault("startup_timeout", kwargs.get("timeout") or 300)
+        kwargs.setdefault("startup_timeout", max(STARTUP_TIMEOUT, kwargs.get("timeout") or 0))
+        kwargs.setdefault("iopub_timeout", IOPUB_TIMEOUT)
+        kwargs.setdefault("raise_on_iopub_timeout", True)
         kwargs.setdefault("kernel_manager_class", WarmKernelManager)
         init(self, *args, **kwargs)
     wrapper.__wrapped__ = init
