@@ -31,7 +31,7 @@ import pytest
 from booktools import homework as hw
 from booktools.homework import sandbox
 from booktools.homework.grading import literal, values_path
-from booktools.kernels import STARTUP_TIMEOUT
+from booktools.kernels import IOPUB_TIMEOUT, STARTUP_TIMEOUT
 
 ROOT = Path(__file__).resolve().parents[1]
 HOMEWORK = sorted((ROOT / "book" / "homework").glob("*.ipynb"))
@@ -97,6 +97,7 @@ def course(tmp_path_factory):
         f"c.CourseDirectory.root = {str(course)!r}\n"
         "c.Execute.timeout = 900\n"
         f"c.Execute.startup_timeout = {STARTUP_TIMEOUT}\n"  # nbgrader's default: 60 s
+        f"c.Execute.iopub_timeout = {IOPUB_TIMEOUT}\n"  # nbgrader's: 4 s, then an error
     )
     for path in HOMEWORK:
         name = path.stem

@@ -1,6 +1,6 @@
 """No wait that a busy machine can hit by accident: every Jupyter kernel the book's
 machinery, its chapters and its tests start gets :data:`booktools.kernels.STARTUP_TIMEOUT`
-to start.
+to start, and a cell's last outputs :data:`booktools.kernels.IOPUB_TIMEOUT` to arrive.
 
 nbclient, nbgrader's Execute and nbval each wait 60 s for a kernel unless told; a CI run
 on two busy cores once failed so ("Kernel didn't respond in 60 seconds"). These checks
@@ -15,8 +15,10 @@ import re
 from pathlib import Path
 
 import jupytext
+import nbformat
 
-from booktools.kernels import STARTUP_TIMEOUT
+from booktools.kernels import IOPUB_TIMEOUT, STARTUP_TIMEOUT, notebook_client
+from booktools.sphinxext import execution
 
 ROOT = Path(__file__).resolve().parents[1]
 SOURCES = sorted(p for top in ("tools", "tests", "lincls", "benchmarks")
@@ -81,9 +83,12 @@ def test_every_notebook_client_is_given_the_startup_timeout():
     assert not missing, f"kernel clients without startup_timeout: {sorted(set(missing))}"
 
 
-def test_every_nbgrader_config_sets_the_startup_timeout():
+def test_every_nbgrader_config_sets_the_startup_and_iopub_timeouts():
     """Code that sets nbgrader's ``Execute.timeout`` (an ``nbgrader_config.py`` it writes,
-    a config object) sets ``Execute.startup_timeout`` beside it, in the same function."""
+    a config object) sets ``Execute.startup_timeout`` and ``Execute.iopub_timeout`` beside
+    it, in the same function; so does every block of a chapter's text that a teacher copies
+    (nbgrader's Execute raises when a cell's last output comes 4 s after its reply)."""
+    waits = (r"Execute\.startup_timeout\s*=", r"Execute\.iopub_timeout\s*=")
     missing = []
     for place, source in code().items():
         if "Execute." not in source:
@@ -91,10 +96,35 @@ def test_every_nbgrader_config_sets_the_startup_timeout():
         for func in ast.walk(ast.parse(source)):
             if isinstance(func, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Module)):
                 text = ast.unparse(func)
-                if (re.search(r"Execute\.timeout\s*=", text)
-                        and not re.search(r"Execute\.startup_timeout\s*=", text)):
+                if re.search(r"Execute\.timeout\s*=", text) and not all(
+                        re.search(wait, text) for wait in waits):
                     missing.append(f"{place}:{getattr(func, 'lineno', 1)}")
-    assert not missing, f"nbgrader configs without startup_timeout: {sorted(set(missing))}"
+    blocks = 0
+    for page in sorted((ROOT / "book").rglob("*.md")):
+        for block in re.findall(r"^```.*?^```", page.read_text(), re.S | re.M):
+            if re.search(r"Execute\.timeout\s*=", block):
+                blocks += 1
+                if not all(re.search(wait, block) for wait in waits):
+                    missing.append(str(page.relative_to(ROOT)))
+    assert blocks, "the teachers' chapter shows an nbgrader_config.py"
+    assert not missing, f"nbgrader configs without startup_timeout or iopub_timeout: " \
+        f"{sorted(set(missing))}"
+
+
+def test_clients_wait_for_a_cells_last_outputs():
+    """nbclient waits 4 s for a cell's outputs after its reply, then goes on without them:
+    the homework tools' clients and the build's wait IOPUB_TIMEOUT and raise past it; the
+    build's kernel start waits STARTUP_TIMEOUT, or the cell timeout when that is longer."""
+    assert IOPUB_TIMEOUT >= 60
+    client = notebook_client(nbformat.v4.new_notebook(), ROOT)
+    assert client.iopub_timeout == IOPUB_TIMEOUT and client.raise_on_iopub_timeout
+    assert client.startup_timeout == STARTUP_TIMEOUT
+    given = {}
+    init = execution._patient_start(lambda self, **kwargs: given.update(kwargs))
+    for timeout, startup in ((-1, STARTUP_TIMEOUT), (30, STARTUP_TIMEOUT), (900, 900)):
+        init(None, timeout=timeout)
+        assert given["startup_timeout"] == startup
+        assert given["iopub_timeout"] == IOPUB_TIMEOUT and given["raise_on_iopub_timeout"]
 
 
 def test_nbval_and_nbgrader_wait_as_long():
