@@ -295,7 +295,10 @@ older-pythons: $(VENV)/.installed-dev
 older-pythons-lane:
 	@test -n "$(MAIN_VENV_READY)" || { echo "make test's lane: run make older-pythons"; exit 2; }
 	$(PYTHON) tests/pythons.py "$(TMPDIR)/venvs" --skip $(subst 3.,,$(PY_MAX))
-	until [ -e "$(MAIN_VENV_READY)" ]; do sleep 1; done
+	@echo "waiting for $(MAIN_VENV_READY): make test writes it once the main venv is there"
+	@until [ -e "$(MAIN_VENV_READY)" ]; do \
+	  [ -d "$(dir $(MAIN_VENV_READY))" ] || { echo "its folder is gone: make test ended"; exit 2; }; \
+	  sleep 1; done
 	LINCLS_PYTHON_VENVS="$(TMPDIR)/venvs" $(PYTHONS) \
 	  -k "not test_readme_route_without_make and not $(NEWEST)"
 

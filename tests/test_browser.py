@@ -34,6 +34,7 @@ import pytest
 import yaml
 from chromium import TIMEOUT_MS, VENDOR, cdn_file, require, require_chromium
 
+from booktools.sphinxext.pdf import settled
 from booktools.sphinxext.slides import SUFFIX as SLIDES  # the decks: tests of their own
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -345,9 +346,10 @@ def axe(page, name, context=None, skip=()):
     (in the page, or in the part of it that axe's `context` names; the rules `skip` not
     run)."""
     # let opening dropdowns finish fading in: half-faded text fails the contrast check
-    page.evaluate("""() => Promise.race([new Promise(r => setTimeout(r, 5000)), Promise.all(
-        document.getAnimations().filter(a => a.effect.getComputedTiming().endTime < Infinity)
-            .map(a => a.finished))])""")
+    if not settled(page, """Promise.all(document.getAnimations()
+            .filter(a => a.effect.getComputedTiming().endTime < Infinity)
+            .map(a => a.finished))""", TIMEOUT_MS):
+        return [f"{name}: animations did not finish within {TIMEOUT_MS // 1000} s"]
     page.add_script_tag(path=AXE)
     violations = page.evaluate("""([ms, context, skip]) => Promise.race([
         axe.run(context || document, {resultTypes: ['violations'], rules: Object.fromEntries(
@@ -455,8 +457,10 @@ def test_offline_but_for_the_site_and_the_local_cdn(offline, server):
         for version in (local, local + "-other")]
     page, problems = open_page(offline, server, "book/index")
     try:
-        statuses = page.evaluate("""urls => Promise.all(urls.map(u => fetch(u)
-            .then(r => r.status, () => 'failed')))""", urls)
+        statuses = page.evaluate("""([urls, ms]) => Promise.race([
+            Promise.all(urls.map(u => fetch(u).then(r => r.status, () => 'failed'))),
+            new Promise(r => setTimeout(() => r(`no answer within ${ms / 1000} s`), ms))])""",
+                                 [urls, TIMEOUT_MS])
     finally:
         page.close()
     assert statuses == ["failed", 200, 200]

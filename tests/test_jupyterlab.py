@@ -62,6 +62,7 @@ from chromium import TIMEOUT_MS, require_chromium
 from test_warm_kernels import is_warm
 
 from booktools.kernels import STARTUP_TIMEOUT
+from booktools.sphinxext.pdf import settled
 
 ROOT = Path(__file__).resolve().parents[1]
 BIN = Path(sys.executable).parent
@@ -351,11 +352,12 @@ def painted(page):
     """Wait until what scrolled into view is painted: the cells off screen are skipped by
     the browser (content-visibility), so their images are decoded, and a frame drawn, only
     once they are in view."""
-    page.evaluate("""() => Promise.all([...document.images]
+    assert settled(page, """Promise.all([...document.images]
         .filter(img => { const r = img.getBoundingClientRect();
                          return r.bottom > 0 && r.top < innerHeight; })
         .map(img => img.decode().catch(() => null)))
-        .then(() => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r))))""")
+        .then(() => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r))))""",
+                   TIMEOUT_MS), f"the page was not painted within {TIMEOUT_MS // 1000} s"
 
 
 def same_prose_as_the_build(page, chapter, env):

@@ -281,6 +281,43 @@ print(sum(os.WIFSIGNALED(s) and os.WTERMSIG(s) == 9 for s in statuses))""",
     assert made and not any(folder.exists() for folder in made)  # removed at the end
 
 
+def test_the_sandbox_as_a_whole_gets_one_core(tmp_path, monkeypatch):
+    """Four processes that spin for 3 s get one core's worth of CPU time in all (the
+    sandbox's control group's quota: as root, where the machine has the cpu controller),
+    not the two cores of this machine: the other is left to the grader and to a
+    classmate's kernel. On a machine busy with other work they get less, never more."""
+    probe = sandbox._cgroup(f"lincls-probe-{os.getpid()}", sandbox.GROUP_LIMITS)
+    sandbox._remove_cgroup(probe)
+    if not any((f / "cpu.max").exists() or (f / "cpu.cfs_quota_us").exists() for f in probe):
+        pytest.skip("no control group with the cpu controller can be made here")
+    made, original = [], sandbox._cgroup
+
+    def cgroup(*args):
+        made.extend(folders := original(*args))
+        return folders
+
+    monkeypatch.setattr(sandbox, "_cgroup", cgroup)
+    nb = run(tmp_path, """\
+import os, time
+start = time.monotonic()
+kids = []
+for _ in range(4):
+    pid = os.fork()
+    if pid == 0:
+        while time.monotonic() < start + 3:
+            pass
+        os._exit(0)
+    kids.append(pid)
+for kid in kids:
+    os.waitpid(kid, 0)
+wall, cpu = time.monotonic() - start, os.times()
+print((cpu.children_user + cpu.children_system) / wall)""")
+    cores = float(printed(nb.cells[0]))
+    # at most one period's quota of slack on a core beyond one core's worth
+    assert cores <= sandbox.GROUP_LIMITS["cpus"] * (1 + sandbox.CPU_PERIOD / 3e6) + 0.05
+    assert made and not any(folder.exists() for folder in made)  # removed at the end
+
+
 def test_20_gib_is_a_memory_error(tmp_path):
     nb = run(tmp_path, "import numpy as np\nx = np.empty(20 << 30, dtype=np.uint8)",
              "x = bytearray(20 << 30)", "print('alive')")

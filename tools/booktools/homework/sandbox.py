@@ -96,8 +96,13 @@ LIMITS = {"cpu": 3600, "as": 4 << 30, "nproc": 256, "fsize": 256 << 20, "core": 
           "msgqueue": 0}
 #: The limits of the sandbox as a whole (a control group of its own, where the machine
 #: lets us make one: as root, with the memory and pids controllers): bytes of memory
-#: (its in-memory folders included) and processes and threads.
-GROUP_LIMITS = {"memory": 4 << 30, "pids": 256}
+#: (its in-memory folders included), processes and threads, and, where the machine has
+#: the cpu controller too, the cores' worth of CPU time its processes get at once (one:
+#: a submission that spins on every core leaves the others to the grader and to a
+#: classmate's kernel graded beside it).
+GROUP_LIMITS = {"memory": 4 << 30, "pids": 256, "cpus": 1}
+#: Microseconds: the period over which the cpu controller counts the quota of "cpus".
+CPU_PERIOD = 100_000
 #: Bytes of output a cell may send before the rest is dropped and the kernel interrupted;
 #: a notebook's cells, in all; beyond a cell's output, the bytes of the error reply that
 #: nbgrader adds to it.
@@ -340,8 +345,9 @@ def _sandbox_cmd(uid, files=(), limits=None, info_fd=None, numba=None,
 
 def _cgroup(name, limits):
     """The folders of a new control group ``name``, one per controller, that holds
-    ``limits`` (:data:`GROUP_LIMITS`), or [] where the machine does not let us make one
-    (not root, or no memory and pids controllers to write to)."""
+    ``limits`` (:data:`GROUP_LIMITS`; "cpus" where the machine has the cpu controller), or
+    [] where the machine does not let us make one (not root, or no memory and pids
+    controllers to write to)."""
     if os.geteuid() != 0:
         return []
     mine = {}  # controller (or "" for cgroup v2) -> our group's path
@@ -350,39 +356,44 @@ def _cgroup(name, limits):
         for controller in controllers.split(",") if controllers else [""]:
             mine[controller] = path.lstrip("/")
     root = Path("/sys/fs/cgroup")
-    v1 = {c: root / c / mine[c] for c in ("memory", "pids") if c in mine}
+    quota = round(limits["cpus"] * CPU_PERIOD)
+    v1 = {c: root / c / mine[c] for c in ("memory", "pids", "cpu")
+          if c in mine and (root / c / mine[c]).is_dir()}
+    if {"memory", "pids"} <= v1.keys():
+        settings = {"memory": {"memory.limit_in_bytes": limits["memory"]},
+                    "pids": {"pids.max": limits["pids"]},
+                    "cpu": {"cpu.cfs_period_us": CPU_PERIOD, "cpu.cfs_quota_us": quota}}
+        return _make_groups({v1[c] / name: settings[c] for c in v1})
     v2 = root / mine.get("", "")
-    if len(v1) == 2 and all(d.is_dir() for d in v1.values()):
-        settings = {"memory": ("memory.limit_in_bytes", limits["memory"]),
-                    "pids": ("pids.max", limits["pids"])}
-        made = []
-        try:
-            for controller, parent in v1.items():
-                made.append(parent / name)
-                made[-1].mkdir()
-                file, value = settings[controller]
-                (made[-1] / file).write_text(str(value))
-        except OSError:
-            _remove_cgroup(made)
-            return []
-        return made
-    controllers = v2 / "cgroup.subtree_control"
     try:
-        if {"memory", "pids"} <= set(controllers.read_text().split()):
-            group = v2 / name
-            group.mkdir()
-            try:
-                (group / "memory.max").write_text(str(limits["memory"]))
-                (group / "pids.max").write_text(str(limits["pids"]))
-                if (group / "memory.swap.max").exists():
-                    (group / "memory.swap.max").write_text("0")
-            except OSError:
-                _remove_cgroup([group])
-                return []
-            return [group]
+        controllers = set((v2 / "cgroup.subtree_control").read_text().split())
     except OSError:
-        pass
-    return []
+        return []
+    if not {"memory", "pids"} <= controllers:
+        return []
+    settings = {"memory.max": limits["memory"], "pids.max": limits["pids"],
+                "memory.swap.max": 0}  # the last where the machine has swap
+    if "cpu" in controllers:
+        settings["cpu.max"] = f"{quota} {CPU_PERIOD}"
+    return _make_groups({v2 / name: settings}, optional={"memory.swap.max"})
+
+
+def _make_groups(groups, optional=()):
+    """The folders of ``groups`` (``{folder: {file: value}}``), each made with its
+    settings written (a file of ``optional`` where it exists), or [] with none left
+    behind when one cannot be made or written."""
+    made = []
+    try:
+        for folder, settings in groups.items():
+            folder.mkdir()
+            made.append(folder)
+            for file, value in settings.items():
+                if file not in optional or (folder / file).exists():
+                    (folder / file).write_text(str(value))
+    except OSError:
+        _remove_cgroup(made)
+        return []
+    return made
 
 
 def _remove_cgroup(folders):

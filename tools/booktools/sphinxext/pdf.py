@@ -249,6 +249,15 @@ def _parts(toc):
             for part in data.get("parts", [])]
 
 
+def settled(page, promise, ms):
+    """Whether the page's JavaScript expression ``promise`` settles within ``ms``
+    milliseconds; one that rejects raises (Playwright's ``evaluate`` waits for a promise
+    without a time limit)."""
+    return page.evaluate(f"""ms => Promise.race([
+        Promise.resolve({promise}).then(() => true),
+        new Promise(r => setTimeout(() => r(false), ms))])""", ms)
+
+
 def print_pdf(site, out, vendor=".venv/vendor", chromium=None, timeout_ms=300_000,
               toc="_toc.yml"):
     """Print ``site/index.html`` (a single-page HTML build) to the PDF ``out``.
@@ -290,13 +299,17 @@ def print_pdf(site, out, vendor=".venv/vendor", chromium=None, timeout_ms=300_00
                 page.goto(server + "index.html", wait_until="load")
                 page.wait_for_function("() => window.MathJax && MathJax.startup"
                                        " && MathJax.startup.promise")
-                page.evaluate("() => MathJax.startup.promise")
+                if not settled(page, "MathJax.startup.promise", timeout_ms):
+                    problems.append(f"MathJax did not finish within {timeout_ms // 1000} s")
                 page.wait_for_function("""() => [...document.querySelectorAll(
                     'script[type="application/vnd.jupyter.widget-view+json"]')].every(s =>
                     [...s.parentElement.querySelectorAll('.jupyter-widgets')].some(w =>
                         w.getBoundingClientRect().height > 0))""")  # every widget drawn
-                page.evaluate("""() => Promise.all([...document.images].map(img =>
-                    img.complete ? null : new Promise(r => { img.onload = img.onerror = r; })))""")
+                if not settled(page, """Promise.all([...document.images].map(img =>
+                        img.complete ? null
+                                     : new Promise(r => { img.onload = img.onerror = r; })))""",
+                               timeout_ms):
+                    problems.append(f"images not loaded within {timeout_ms // 1000} s")
                 problems += page.evaluate(_CHECK)
                 shape = page.evaluate(_PREPARE, [start, _parts(toc)])
                 if shape["parts"] != len(_parts(toc)) or shape["toc"] < 10:
