@@ -228,6 +228,36 @@ def test_a_course_whose_grades_cannot_be_read_costs_only_its_students(course, mo
                             "DatabaseError: file is not a database")
 
 
+@pytest.mark.parametrize("held", [set(), {"memory", "pids"}, {"memory", "pids", "cpus"}])
+def test_autograde_says_what_the_sandboxes_groups_cannot_hold(course, monkeypatch, capsys,
+                                                              held):
+    """Where a sandbox cannot be a control group, or one without a CPU quota, a line on
+    stderr says so before anything is graded; where it holds every limit, nothing."""
+    import importlib
+
+    ag = importlib.import_module("booktools.homework.autograde")
+    sandbox = importlib.import_module("booktools.homework.sandbox")
+    assert held <= set(sandbox.GROUP_LIMITS)
+    target = course["submitted"] / "s01" / NAME / TEACHER.name
+    target.parent.mkdir(parents=True)
+    shutil.copy(course["student"] / TEACHER.name, target)
+    monkeypatch.setattr(sandbox, "find_bwrap", lambda: "bwrap")
+    monkeypatch.setattr(sandbox, "group_limits", lambda: set(held))
+
+    class Graded(Exception):
+        pass
+
+    def workers(*args):
+        assert capsys.readouterr().err == (
+            "" if held == set(sandbox.GROUP_LIMITS)
+            else f"autograde: {ag.GROUP_WARNINGS[frozenset(held)]}\n")
+        raise Graded
+
+    monkeypatch.setattr(ag, "_Workers", workers)
+    with pytest.raises(Graded):
+        autograde(course["grading"], course["submitted"], students=["s01"])
+
+
 def test_without_the_sandbox_autograde_refuses_in_one_line(course, monkeypatch):
     """Where bubblewrap is missing, a gradable submission is refused before anything is
     graded or written, with one line on how to install it (--no-sandbox aside)."""

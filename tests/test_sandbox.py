@@ -14,6 +14,7 @@ import os
 import shutil
 import socket
 import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -243,9 +244,7 @@ def test_the_sandbox_as_a_whole_has_a_memory_limit(tmp_path, monkeypatch):
     """Processes each under the address-space limit cannot together hold more than the
     sandbox's control group allows: the system stops one of them (as root, where the
     machine lets us make control groups)."""
-    probe = sandbox._cgroup(f"lincls-probe-{os.getpid()}", sandbox.GROUP_LIMITS)
-    sandbox._remove_cgroup(probe)
-    if not probe:
+    if not sandbox.group_limits():
         pytest.skip("no control group can be made here (not root, or no memory and "
                     "pids controllers)")
     made, original = [], sandbox._cgroup
@@ -286,11 +285,8 @@ def test_the_sandbox_as_a_whole_gets_one_core(tmp_path, monkeypatch):
     sandbox's control group's quota: as root, where the machine has the cpu controller),
     not the two cores of this machine: the other is left to the grader and to a
     classmate's kernel. On a machine busy with other work they get less, never more."""
-    probe = sandbox._cgroup(f"lincls-probe-{os.getpid()}", sandbox.GROUP_LIMITS)
-    cpu = any((f / "cpu.max").exists() or (f / "cpu.cfs_quota_us").exists() for f in probe)
-    sandbox._remove_cgroup(probe)
-    if not cpu:
-        pytest.skip("no control group with the cpu controller can be made here")
+    if "cpus" not in sandbox.group_limits():
+        pytest.skip("no control group with a CPU quota can be made here")
     made, original = [], sandbox._cgroup
 
     def cgroup(*args):
@@ -317,6 +313,26 @@ print((cpu.children_user + cpu.children_system) / wall)""")
     # at most one period's quota of slack on a core beyond one core's worth
     assert cores <= sandbox.GROUP_LIMITS["cpus"] * (1 + sandbox.CPU_PERIOD / 3e6) + 0.05
     assert made and not any(folder.exists() for folder in made)  # removed at the end
+
+
+def test_a_quota_refused_leaves_the_other_limits(tmp_path):
+    """Under a parent group whose CPU quota is below the sandbox's (cgroup v1 refuses a
+    child's larger quota), the sandbox's group still holds memory and pids, without a
+    quota of its own (the parent's caps it)."""
+    if "cpus" not in sandbox.group_limits() or not Path("/sys/fs/cgroup/cpu").is_dir():
+        pytest.skip("no cgroup v1 cpu controller to make a parent group in")
+    parent = Path("/sys/fs/cgroup/cpu", f"lincls-parent-{os.getpid()}")
+    parent.mkdir()
+    try:
+        (parent / "cpu.cfs_quota_us").write_text(str(sandbox.CPU_PERIOD // 2))
+        probe = ("import json, sys; from booktools.homework import sandbox; "
+                 "print(json.dumps(sorted(sandbox.group_limits())))")
+        held = subprocess.run(
+            ["bash", "-c", 'echo $$ > "$0/cgroup.procs" && exec "$@"', str(parent),
+             sys.executable, "-c", probe], capture_output=True, text=True, timeout=120)
+    finally:
+        parent.rmdir()
+    assert json.loads(held.stdout) == ["memory", "pids"], held.stderr
 
 
 def test_20_gib_is_a_memory_error(tmp_path):

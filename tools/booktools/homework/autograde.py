@@ -118,6 +118,38 @@ KERNEL_ERRORS = ("CellTimeoutError", "DeadKernelError", "UnresponsiveKernelError
 #: The note of the first row of grades given without the sandbox.
 NO_SANDBOX = ("--no-sandbox: the submissions ran without the sandbox, with the rights "
               "of the teacher's account")
+#: What autograde says on stderr when a sandbox's control group holds less than
+#: sandbox.GROUP_LIMITS: {names held: the line}.
+GROUP_WARNINGS = {
+    frozenset(): ("the sandboxes are not control groups here (not root, or no cgroup "
+                  "memory and pids controllers to write to): nothing caps the memory and "
+                  "the CPU of a submission's processes in all; --workers 1 grades one "
+                  "kernel at a time"),
+    frozenset({"memory", "pids"}): (
+        "the sandboxes' control groups have no CPU quota here (no cpu controller, or a "
+        "parent group's quota below it): a submission that spins on every core can slow "
+        "a classmate's kernel graded beside it; --workers 1 grades one kernel at a time"),
+}
+
+
+def cores():
+    """The cores this process may run on (its CPU affinity; a container's CPU quota is
+    not counted)."""
+    try:
+        return len(os.sched_getaffinity(0)) or 1
+    except AttributeError:  # not on Linux
+        return os.cpu_count() or 1
+
+
+def _check_sandbox():
+    """Stops with one line saying how to install bubblewrap where it is missing; says on
+    stderr what a sandbox's control group cannot hold here (:data:`GROUP_WARNINGS`)."""
+    from . import sandbox
+
+    sandbox.find_bwrap()
+    held = frozenset(sandbox.group_limits())
+    if held in GROUP_WARNINGS:
+        print(f"autograde: {GROUP_WARNINGS[held]}", file=sys.stderr)
 
 
 def autograde(grading, submitted, students=None, notebooks=None, out=None,
@@ -158,7 +190,7 @@ def autograde(grading, submitted, students=None, notebooks=None, out=None,
         (:data:`NO_SANDBOX`).
     workers : int, optional
         How many nbgrader processes grade side by side, each its own courses
-        (default: one per core, ``os.cpu_count()``).
+        (default: one per core this process may run on, :func:`cores`).
     feedback : path-like, optional
         A folder for each student's feedback, ``ID/NAME.html`` and ``ID/NAME.md``
         (:mod:`.feedback`: points, visible failures and answers, no hidden test).
@@ -248,9 +280,7 @@ def autograde(grading, submitted, students=None, notebooks=None, out=None,
             print(f"autograde: {NO_SANDBOX}", file=sys.stderr)
             rows.append(_row("", "", "", None, None, NO_SANDBOX))
         elif any(todo for *_, todo in plans):
-            from .sandbox import find_bwrap
-
-            find_bwrap()  # or one line saying how to install it
+            _check_sandbox()
         writer = _Writer(out)
         writer.write(rows)
         try:
@@ -521,7 +551,7 @@ def _gate(found, versions, per_student, notebooks, submitted, stage, workers=Non
     keys = [key for key in found if key[1] in notebooks and version(*key) is not None]
     if not keys:
         return {}
-    threads = max(1, min(len(keys), workers or os.cpu_count() or 1))
+    threads = max(1, min(len(keys), workers or cores()))
     with concurrent.futures.ThreadPoolExecutor(threads) as pool:
         return dict(pool.map(one, keys))
 
@@ -663,7 +693,7 @@ class _Workers:
         if not jobs:
             return
         _require_nbgrader()
-        n = max(1, min(workers or os.cpu_count() or 1, len(jobs)))
+        n = max(1, min(workers or cores(), len(jobs)))
         for slot in range(n):
             self._start(jobs[slot::n])
 

@@ -254,7 +254,7 @@ def _parser():
                    help=f"seconds a submission may run in all ({NOTEBOOK_TIMEOUT}); the "
                         "cells left then are not run")
     p.add_argument("--workers", type=int, default=None, metavar="N",
-                   help="nbgrader processes side by side (default: one per core)")
+                   help="nbgrader processes side by side (default: one per core it may run on)")
     p.add_argument("--no-sandbox", action="store_true",
                    help="run the submissions without the sandbox, with your rights "
                         "(said on stderr and in the grades' first row)")

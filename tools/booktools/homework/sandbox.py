@@ -345,9 +345,10 @@ def _sandbox_cmd(uid, files=(), limits=None, info_fd=None, numba=None,
 
 def _cgroup(name, limits):
     """The folders of a new control group ``name``, one per controller, that holds
-    ``limits`` (:data:`GROUP_LIMITS`; "cpus" where the machine has the cpu controller), or
-    [] where the machine does not let us make one (not root, or no memory and pids
-    controllers to write to)."""
+    ``limits`` (:data:`GROUP_LIMITS`), or [] where the machine does not let us make one
+    (not root, or no memory and pids controllers to write to). The CPU quota is held where
+    the machine has the cpu controller and takes it (not above a quota of a parent group):
+    the other limits hold without it."""
     if os.geteuid() != 0:
         return []
     mine = {}  # controller (or "" for cgroup v2) -> our group's path
@@ -360,10 +361,16 @@ def _cgroup(name, limits):
     v1 = {c: root / c / mine[c] for c in ("memory", "pids", "cpu")
           if c in mine and (root / c / mine[c]).is_dir()}
     if {"memory", "pids"} <= v1.keys():
-        settings = {"memory": {"memory.limit_in_bytes": limits["memory"]},
-                    "pids": {"pids.max": limits["pids"]},
-                    "cpu": {"cpu.cfs_period_us": CPU_PERIOD, "cpu.cfs_quota_us": quota}}
-        return _make_groups({v1[c] / name: settings[c] for c in v1})
+        # memsw: memory and swap together, where the machine counts swap
+        made = _make_groups({v1["memory"] / name: {"memory.limit_in_bytes": limits["memory"],
+                                                   "memory.memsw.limit_in_bytes":
+                                                       limits["memory"]},
+                             v1["pids"] / name: {"pids.max": limits["pids"]}},
+                            optional={"memory.memsw.limit_in_bytes"})
+        if made and "cpu" in v1:
+            made += _make_groups({v1["cpu"] / name: {"cpu.cfs_period_us": CPU_PERIOD,
+                                                     "cpu.cfs_quota_us": quota}})
+        return made
     v2 = root / mine.get("", "")
     try:
         controllers = set((v2 / "cgroup.subtree_control").read_text().split())
@@ -371,17 +378,21 @@ def _cgroup(name, limits):
         return []
     if not {"memory", "pids"} <= controllers:
         return []
-    settings = {"memory.max": limits["memory"], "pids.max": limits["pids"],
-                "memory.swap.max": 0}  # the last where the machine has swap
-    if "cpu" in controllers:
-        settings["cpu.max"] = f"{quota} {CPU_PERIOD}"
-    return _make_groups({v2 / name: settings}, optional={"memory.swap.max"})
+    group = v2 / name
+    made = _make_groups({group: {"memory.max": limits["memory"], "pids.max": limits["pids"],
+                                 "memory.swap.max": 0}}, optional={"memory.swap.max"})
+    if made and "cpu" in controllers:
+        try:
+            (group / "cpu.max").write_text(f"{quota} {CPU_PERIOD}")
+        except OSError:
+            pass  # refused: the other limits hold
+    return made
 
 
 def _make_groups(groups, optional=()):
     """The folders of ``groups`` (``{folder: {file: value}}``), each made with its
-    settings written (a file of ``optional`` where it exists), or [] with none left
-    behind when one cannot be made or written."""
+    settings written (a file of ``optional`` where the machine has it), or [] with none
+    left behind when one cannot be made or written."""
     made = []
     try:
         for folder, settings in groups.items():
@@ -394,6 +405,20 @@ def _make_groups(groups, optional=()):
         _remove_cgroup(made)
         return []
     return made
+
+
+def group_limits():
+    """The names of :data:`GROUP_LIMITS` that a sandbox started by this process holds:
+    all, or only "memory" and "pids" (no CPU quota), or none (no control group)."""
+    made = _cgroup(f"lincls-probe-{os.getpid()}", GROUP_LIMITS)
+    try:
+        quotas = [(folder / file).read_text().split()[0] for folder in made
+                  for file in ("cpu.cfs_quota_us", "cpu.max") if (folder / file).exists()]
+    finally:
+        _remove_cgroup(made)
+    if not made:
+        return set()
+    return {"memory", "pids"} | ({"cpus"} if set(quotas) - {"-1", "max"} else set())
 
 
 def _remove_cgroup(folders):
