@@ -510,8 +510,9 @@ try:
 except OSError as exc:
     found["memfd"] = errno.errorcode[exc.errno]
 libc = ctypes.CDLL(None, use_errno=True)
-for call in ("shmget", "msgget"):
-    made = getattr(libc, call)(0, *((1 << 20, 0o1600) if call == "shmget" else (0o1600,)))
+for call, args in (("shmget", (1 << 20, 0o1600)), ("msgget", (0o1600,)),
+                   ("semget", (1, 0o1600))):
+    made = getattr(libc, call)(0, *args)
     found[call] = "made" if made >= 0 else errno.errorcode[ctypes.get_errno()]
 rt = ctypes.CDLL("librt.so.1", use_errno=True)
 made = rt.mq_open(b"/q", os.O_CREAT | os.O_RDWR, 0o600, None)
@@ -524,7 +525,7 @@ def check_store(found):
     assert found["/proc/x"] in ("EACCES", "ENOENT", "EROFS", "EPERM"), found
     assert found["fill"] in ("ENOSPC", "EFBIG") and found["stored"] <= sandbox.STORE_SIZE, found
     assert {found["/tmp/fill"], found["/dev/shm/fill"]} == {"ENOSPC"}, found
-    for call in ("memfd", "shmget", "msgget"):
+    for call in ("memfd", "shmget", "msgget", "semget"):
         assert found[call] == "ENOSYS", (call, found)
     assert found["mq_open"] != "made", found
 
@@ -533,8 +534,8 @@ def test_the_kernel_writes_only_to_its_one_capped_tmpfs(tmp_path):
     """No folder or file of the host is bound writable (the connection folder and the
     copies of the notebook's files are in the sandbox's tmpfs), the root, /dev and /usr
     are read-only, and the home folder, /tmp and /dev/shm share one tmpfs of STORE_SIZE
-    bytes; memfd, System V shared memory and message queues and POSIX message queues,
-    which would hold data outside it, are refused."""
+    bytes; memfd, System V shared memory, semaphores and message queues and POSIX message
+    queues, which would hold data outside it, are refused."""
     (tmp_path / "work").mkdir()
     (tmp_path / "work" / "answers.json").write_text("{}")
     nb = run(tmp_path / "work", """\

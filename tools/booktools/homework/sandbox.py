@@ -18,8 +18,8 @@ kind) whose kernel runs inside `bubblewrap <https://github.com/containers/bubble
   writes them into the tmpfs from a file descriptor), so nothing the kernel writes
   reaches the host's disk. A seccomp filter refuses what would store data outside that
   tmpfs and outside a process's address space (``memfd_create``, ``memfd_secret``,
-  System V shared memory and message queues; POSIX message queues have a limit of 0
-  bytes);
+  System V shared memory, semaphores and message queues; POSIX message queues have a
+  limit of 0 bytes);
 - its own PID, IPC, UTS, cgroup and network namespaces (no network at all: the client
   reaches the kernel's unix sockets through ``/proc/PID/root`` of the sandbox), a
   cleared environment, and a sandbox that dies with its parent.
@@ -178,9 +178,9 @@ def find_bwrap():
 #: machine there is no filter.
 SECCOMP = {
     "x86_64": (0xC000003E, {"memfd_create": 319, "memfd_secret": 447, "shmget": 29,
-                            "msgget": 68}),
+                            "msgget": 68, "semget": 64}),
     "aarch64": (0xC00000B7, {"memfd_create": 279, "memfd_secret": 447, "shmget": 194,
-                             "msgget": 186}),
+                             "msgget": 186, "semget": 190}),
 }
 
 
