@@ -188,9 +188,12 @@ def seccomp_program(machine=None):
     """The classic BPF program (``struct sock_filter`` entries, as bwrap's ``--seccomp``
     reads them) that refuses the calls of :data:`SECCOMP` with ``ENOSYS``, and every call
     of another architecture (32-bit calls on x86-64, and x32's); None where
-    :data:`SECCOMP` does not know the machine."""
+    :data:`SECCOMP` does not know the machine, or for a 32-bit Python (whose calls are of
+    another architecture than the machine's)."""
     import errno
 
+    if machine is None and struct.calcsize("P") != 8:
+        return None
     arch = SECCOMP.get(machine or platform.machine())
     if arch is None:
         return None
